@@ -1,0 +1,79 @@
+"""simjudge's deterministic metrics: usable on their own, no LLM package imported.
+
+>>> from metrics import fuzzy_match
+>>> fuzzy_match(["Job Information"], ["职位信息"], [[0.9]]).f1
+0.9
+
+Definitions and sources are in each module's docstring (seed files 001–004 and DESIGN.md).
+This package never imports ``judge``.
+"""
+
+from metrics.agreement import cohen_kappa, kappa_from_counts, pearson, pr_auc, roc_auc, spearman
+from metrics.binary import BinaryScores, binary_scores, confusion_counts, scores_from_counts
+from metrics.function_calls import (
+    FC_KEYS,
+    fc_score,
+    fc_score_items,
+    fn2str,
+    fns2str,
+    partial_argument_score,
+    score_function_calls,
+    strict_argument_score,
+)
+from metrics.generation import (
+    TokenScores,
+    choice_precision,
+    ngram_precision,
+    ngrams,
+    token_scores,
+    weighted_precision,
+)
+from metrics.multilabel import MultilabelScores, f_beta, multilabel_scores
+from metrics.normalize import normalize
+from metrics.overlap import RougeBleu, bleu4, rouge_bleu
+from metrics.ranking import (
+    average_precision,
+    dcg_at_k,
+    err_at_k,
+    mean_average_precision,
+    mean_err,
+    mean_ndcg,
+    ndcg_at_k,
+    read_qrels,
+    read_run,
+)
+from metrics.selection import (
+    DEFAULT_TAU,
+    FuzzyAggregate,
+    FuzzyMatchResult,
+    Match,
+    aggregate_fuzzy,
+    exact_assignment,
+    fuzzy_match,
+    fuzzy_prf,
+    max_weight_matching,
+)
+from metrics.thresholds import (
+    OBJECTIVES,
+    ThresholdPoint,
+    best_threshold,
+    candidate_thresholds,
+    threshold_sweep,
+)
+from metrics.tokenize import char_tokenize, jieba_tokenize, whitespace_tokenize
+
+__all__ = [
+    "DEFAULT_TAU", "FC_KEYS", "OBJECTIVES",
+    "BinaryScores", "FuzzyAggregate", "FuzzyMatchResult", "Match", "MultilabelScores",
+    "RougeBleu", "ThresholdPoint", "TokenScores",
+    "aggregate_fuzzy", "average_precision", "best_threshold", "binary_scores", "bleu4",
+    "candidate_thresholds", "char_tokenize", "choice_precision", "cohen_kappa",
+    "confusion_counts", "dcg_at_k", "err_at_k", "exact_assignment", "f_beta", "fc_score",
+    "fc_score_items", "fn2str", "fns2str", "fuzzy_match", "fuzzy_prf", "jieba_tokenize",
+    "kappa_from_counts", "max_weight_matching", "mean_average_precision", "mean_err",
+    "mean_ndcg", "multilabel_scores", "ndcg_at_k", "ngram_precision", "ngrams", "normalize",
+    "partial_argument_score", "pearson", "pr_auc", "read_qrels", "read_run", "roc_auc",
+    "rouge_bleu", "score_function_calls", "scores_from_counts", "spearman",
+    "strict_argument_score", "threshold_sweep", "token_scores", "weighted_precision",
+    "whitespace_tokenize",
+]

@@ -1,0 +1,167 @@
+"""Agreement and discrimination statistics used by calibration and judge comparison:
+Cohen's κ, ROC-AUC, PR-AUC (average precision), Spearman's ρ and Pearson's r.
+
+Sources: Cohen (1960) for κ; ROC-AUC as the Mann–Whitney U statistic with mid-ranks for ties
+(Hanley & McNeil 1982), equal to scikit-learn's ``roc_auc_score``; PR-AUC as scikit-learn's
+``average_precision_score`` (step-wise Σ (R_n − R_{n−1}) P_n); Spearman/Pearson from
+``scipy.stats``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from metrics._validation import as_bool_vector, as_score_vector, check_same_length
+
+
+def kappa_from_counts(tp: float, fp: float, fn: float, tn: float,
+                      undefined: float = float("nan")) -> float:
+    """Cohen's κ of a 2×2 confusion matrix.
+
+    κ = (p_o − p_e) / (1 − p_e) with p_o = (TP + TN)/N and
+    p_e = ((TP+FP)(TP+FN) + (FN+TN)(FP+TN)) / N².
+
+    Returns:
+        κ in [−1, 1]; ``undefined`` (NaN by default, as scikit-learn) when p_e = 1 or N = 0.
+    """
+    n = tp + fp + fn + tn
+    if n == 0:
+        return undefined
+    po = (tp + tn) / n
+    pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
+    if pe >= 1.0:
+        return undefined
+    return float((po - pe) / (1.0 - pe))
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
+                undefined: float = float("nan")) -> float:
+    """Cohen's κ between two raters' nominal labels.
+
+    Args:
+        a, b: equal-length sequences of hashable labels (e.g. bools, "T"/"F", ints).
+        undefined: value when chance agreement is 1 (both raters use one identical label).
+
+    Returns:
+        κ in [−1, 1] (= ``sklearn.metrics.cohen_kappa_score``).
+
+    Raises:
+        ValueError: unequal lengths or empty input.
+    """
+    check_same_length(a, b, "a", "b")
+    if len(a) == 0:
+        raise ValueError("a: at least one label pair is required")
+    labels = sorted(set(a) | set(b), key=repr)
+    index = {lab: i for i, lab in enumerate(labels)}
+    m = np.zeros((len(labels), len(labels)))
+    for x, y in zip(a, b):
+        m[index[x], index[y]] += 1
+    n = m.sum()
+    po = np.trace(m) / n
+    pe = float((m.sum(1) * m.sum(0)).sum() / (n * n))
+    if pe >= 1.0:
+        return undefined
+    return float((po - pe) / (1.0 - pe))
+
+
+def _binary_inputs(labels: Any, scores: Any) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    y = as_bool_vector(labels, "labels")
+    s = as_score_vector(scores, "scores")
+    check_same_length(y, s, "labels", "scores")
+    n_pos = int(y.sum())
+    if n_pos == 0 or n_pos == len(y):
+        only = "positive" if n_pos else "negative"
+        raise ValueError(
+            f"labels: only one class present (all {only}); ROC-AUC and PR-AUC are undefined "
+            "without both positive and negative examples")
+    return y, s
+
+
+def roc_auc(labels: Any, scores: Any) -> float:
+    """Area under the ROC curve: P(score of a random positive > random negative), ties ½.
+
+    Args:
+        labels: 1-D booleans (or 0/1), length N, both classes present.
+        scores: 1-D finite numbers, length N (higher = more likely positive).
+
+    Returns:
+        AUC in [0, 1] (= ``sklearn.metrics.roc_auc_score``).
+
+    Raises:
+        ValueError: one class only ("AUC is undefined"), unequal lengths, bad values.
+    """
+    y, s = _binary_inputs(labels, scores)
+    ranks = stats.rankdata(s)  # average ranks for ties
+    n_pos = int(y.sum())
+    n_neg = len(y) - n_pos
+    u = ranks[y].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+def pr_auc(labels: Any, scores: Any) -> float:
+    """Area under the precision–recall curve as average precision: Σ_n (R_n − R_{n−1}) P_n
+    over the distinct score thresholds, highest first.
+
+    Args:
+        labels, scores: as in :func:`roc_auc`.
+
+    Returns:
+        AP in [0, 1] (= ``sklearn.metrics.average_precision_score``).
+
+    Raises:
+        ValueError: one class only, unequal lengths, bad values.
+    """
+    y, s = _binary_inputs(labels, scores)
+    order = np.argsort(-s, kind="mergesort")
+    s_sorted, y_sorted = s[order], y[order]
+    last_of_group = np.r_[np.flatnonzero(np.diff(s_sorted)), len(s_sorted) - 1]
+    tps = np.cumsum(y_sorted)[last_of_group]
+    fps = (last_of_group + 1) - tps
+    precision = tps / (tps + fps)
+    recall = tps / tps[-1]
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+
+
+def _paired(x: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    a = as_score_vector(x, "x")
+    b = as_score_vector(y, "y")
+    check_same_length(a, b, "x", "y")
+    if len(a) < 2:
+        raise ValueError("x: at least two paired observations are required")
+    return a, b
+
+
+def spearman(x: Any, y: Any) -> float:
+    """Spearman's rank correlation ρ (``scipy.stats.spearmanr``), in [−1, 1].
+
+    Returns NaN when either input is constant (ρ undefined).
+
+    Raises:
+        ValueError: unequal lengths, fewer than 2 pairs, non-finite values.
+    """
+    a, b = _paired(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(stats.spearmanr(a, b).statistic)
+
+
+def pearson(x: Any, y: Any) -> float:
+    """Pearson's correlation r (``scipy.stats.pearsonr``), in [−1, 1].
+
+    Returns NaN when either input is constant (r undefined).
+
+    Raises:
+        ValueError: unequal lengths, fewer than 2 pairs, non-finite values.
+    """
+    a, b = _paired(x, y)
+    if np.all(a == a[0]) or np.all(b == b[0]):
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(stats.pearsonr(a, b).statistic)

@@ -1,0 +1,197 @@
+"""Function-call metrics: fn_acc_name, fn_acc_all, ROUGE-1/2/L and BLEU-4.
+
+Source: seed 003 (NLU 语义解析评测实践), its reference script ``fc_score.py``: ``score_fn``,
+``fn2str``, ``fns2str`` and ``fc_score``. A call is ``{"name": str, "arguments": dict}``.
+
+:func:`score_function_calls` is the seed's ``score_fn`` exactly:
+
+* both lists empty → (1.0, 1.0); different lengths → (0.0, 0.0);
+* both lists sorted by ``name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)``;
+* fn_acc_name = 1.0 iff the sorted name sequences are equal;
+* fn_acc_all = mean over aligned pairs of the argument score (strict: 1.0 iff the ``arguments``
+  dicts are equal) when fn_acc_name is 1.0, else 0.0.
+
+``partial=True`` gives per-argument partial credit instead (the seed's "如果参数允许部分得分,
+则计算每个参数匹配的平均值"): see :func:`partial_argument_score`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from metrics.overlap import OVERLAP_KEYS, RougeBleu
+from metrics.tokenize import Tokenizer
+
+Call = Mapping[str, Any]
+"""A function call: ``{"name": str, "arguments": {param: value}}`` (``arguments`` optional)."""
+
+ArgScorer = Callable[[Call, Call], float]
+"""``(gold_call, pred_call) -> score in [0, 1]`` for the arguments of two aligned calls."""
+
+FC_KEYS = ("eval_size", "fn_acc_name", "fn_acc_all", *OVERLAP_KEYS)
+"""The keys of :func:`fc_score`'s result, in the seed's order."""
+
+
+def fn2str(fn: Call) -> str:
+    """``name + json.dumps(arguments, sort_keys=True, ensure_ascii=False)`` (seed 003)."""
+    return str(fn["name"]) + json.dumps(fn.get("arguments", {}), sort_keys=True,
+                                        ensure_ascii=False)
+
+
+def fns2str(fns: Sequence[Call]) -> str:
+    """The calls' :func:`fn2str` forms, sorted and joined with ``";"`` (seed 003)."""
+    return ";".join(sorted(fn2str(f) for f in fns))
+
+
+def strict_argument_score(gold: Call, pred: Call) -> float:
+    """1.0 iff the two calls' ``arguments`` dicts are equal, else 0.0 (seed's
+    ``common_score_arguments``). Values compare with Python ``==`` (so ``"22" != 22``)."""
+    return 1.0 if gold.get("arguments", {}) == pred.get("arguments", {}) else 0.0
+
+
+def partial_argument_score(gold: Call, pred: Call) -> float:
+    """Per-argument partial credit: share of parameters on which the two calls agree.
+
+    Over the union of parameter names of both calls, the fraction whose value is present in
+    both and equal. A missing gold parameter and an unexpected predicted one both count
+    against the score. Both calls without arguments → 1.0.
+
+    Returns:
+        A score in [0, 1]; e.g. gold ``{room: 客厅, action: 打开}`` vs pred
+        ``{room: 客厅, action: 开启}`` → 0.5.
+    """
+    g = gold.get("arguments", {}) or {}
+    p = pred.get("arguments", {}) or {}
+    keys = set(g) | set(p)
+    if not keys:
+        return 1.0
+    agree = sum(1 for k in keys if k in g and k in p and g[k] == p[k])
+    return agree / len(keys)
+
+
+def _check_calls(calls: Any, name: str) -> list[Call]:
+    if calls is None:
+        return []
+    if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
+        raise ValueError(f"{name}: expected a list of calls, got {type(calls).__name__}")
+    for i, c in enumerate(calls):
+        if not isinstance(c, Mapping):
+            raise ValueError(f"{name}[{i}]: expected a call object, got {type(c).__name__}")
+        if not isinstance(c.get("name"), str):
+            raise ValueError(f"{name}[{i}]: field 'name' must be a string, got {c.get('name')!r}")
+        args = c.get("arguments", {})
+        if not isinstance(args, Mapping):
+            raise ValueError(
+                f"{name}[{i}]: field 'arguments' must be an object, got {type(args).__name__}")
+        try:
+            fn2str(c)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name}[{i}]: arguments are not JSON-serialisable: {exc}") from None
+    return list(calls)
+
+
+def score_function_calls(gold: Sequence[Call], pred: Sequence[Call], partial: bool = False,
+                         arg_scorer: ArgScorer | None = None) -> tuple[float, float]:
+    """(fn_acc_name, fn_acc_all) for one item, exactly as seed 003's ``score_fn``.
+
+    Args:
+        gold: gold calls, each ``{"name": str, "arguments": dict}``.
+        pred: predicted calls, same shape.
+        partial: use :func:`partial_argument_score` (per-argument partial credit) instead of the
+            strict all-arguments-equal rule. Ignored when ``arg_scorer`` is given.
+        arg_scorer: custom ``(gold_call, pred_call) -> [0, 1]`` argument score (e.g. a semantic
+            judge of argument values).
+
+    Returns:
+        ``(fn_acc_name, fn_acc_all)``, each in [0, 1]; fn_acc_name is 0.0 or 1.0.
+
+    Raises:
+        ValueError: a call without a string ``name``, non-object ``arguments``, or arguments
+            that are not JSON-serialisable (argument and index named).
+
+    Source: seed 003 ``score_fn``.
+    """
+    g = _check_calls(gold, "gold")
+    p = _check_calls(pred, "pred")
+    if not g and not p:
+        return 1.0, 1.0
+    if len(g) != len(p):
+        return 0.0, 0.0
+    g_sorted = sorted(g, key=fn2str)
+    p_sorted = sorted(p, key=fn2str)
+    if [c["name"] for c in g_sorted] != [c["name"] for c in p_sorted]:
+        return 0.0, 0.0
+    scorer = arg_scorer or (partial_argument_score if partial else strict_argument_score)
+    scores = [float(scorer(a, b)) for a, b in zip(g_sorted, p_sorted)]
+    return 1.0, sum(scores) / len(scores)
+
+
+def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
+                   arg_scorer: ArgScorer | None = None,
+                   tokenizer: Tokenizer = "jieba") -> list[dict[str, Any]]:
+    """Per-item seed-003 scores.
+
+    Args:
+        items: the seed's format, each ``{"query": str, "gold_fn": [calls], "pred_fn": [calls]}``
+            (missing ``gold_fn``/``pred_fn`` = no calls).
+        partial, arg_scorer: as in :func:`score_function_calls`.
+        tokenizer: tokenizer for ROUGE/BLEU over :func:`fns2str` texts (default jieba).
+
+    Returns:
+        One dict per item: ``query``, ``fn_acc_name``, ``fn_acc_all``, ``rouge-1``, ``rouge-2``,
+        ``rouge-l``, ``bleu-4``.
+
+    Raises:
+        ValueError: an item that is not an object, or a malformed call (``items[i].gold_fn[j]``
+            named).
+    """
+    overlap = RougeBleu(tokenizer)
+    memo: dict[tuple[str, str], dict[str, float]] = {}
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise ValueError(f"items[{i}]: expected an object, got {type(item).__name__}")
+        gold = _check_calls(item.get("gold_fn", []), f"items[{i}].gold_fn")
+        pred = _check_calls(item.get("pred_fn", []), f"items[{i}].pred_fn")
+        name_acc, all_acc = score_function_calls(gold, pred, partial=partial,
+                                                 arg_scorer=arg_scorer)
+        key = (fns2str(gold), fns2str(pred))
+        if key not in memo:
+            memo[key] = overlap.score(*key)
+        out.append({"query": item.get("query", ""), "fn_acc_name": name_acc,
+                    "fn_acc_all": all_acc, **memo[key]})
+    return out
+
+
+def fc_score(items: Sequence[Mapping[str, Any]], partial: bool = False,
+             arg_scorer: ArgScorer | None = None, tokenizer: Tokenizer = "jieba",
+             round_digits: int | None = 5) -> dict[str, float | int]:
+    """Dataset scores in seed 003's ``fc_score`` format.
+
+    Args:
+        items: ``[{"query", "gold_fn", "pred_fn"}, ...]`` (non-empty).
+        partial, arg_scorer, tokenizer: as in :func:`fc_score_items`.
+        round_digits: round each mean to this many decimals as the seed does (5); ``None``
+            keeps full precision.
+
+    Returns:
+        ``{"eval_size": int, "fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l",
+        "bleu-4"}``, each metric the mean over items, in [0, 1]. On the seed's 11-item
+        home-automation set: fn_acc_name 1.0, fn_acc_all 0.72727.
+
+    Raises:
+        ValueError: ``items`` is empty (as the seed), or malformed (see :func:`fc_score_items`).
+
+    Source: seed 003 ``fc_score``; ROUGE via rouge-score and BLEU-4 via nltk on jieba tokens
+    (see :mod:`metrics.overlap` for the one deliberate difference in BLEU tokens).
+    """
+    if not items:
+        raise ValueError("items: score_data must not be empty")
+    per_item = fc_score_items(items, partial=partial, arg_scorer=arg_scorer, tokenizer=tokenizer)
+    out: dict[str, float | int] = {"eval_size": len(per_item)}
+    for key in FC_KEYS[1:]:
+        mean = sum(float(r[key]) for r in per_item) / len(per_item)
+        out[key] = round(mean, round_digits) if round_digits is not None else mean
+    return out

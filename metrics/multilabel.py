@@ -1,0 +1,159 @@
+"""Multi-label metrics: per-class (C-P, C-R, C-F1), overall (O-P, O-R, O-F1), per-sample, F-β.
+
+Source: seed 004 §一 (多标签评价指标). Its formulas mislabel the averages (both pairs are
+written ``CP``/``OP``); DESIGN.md fixes the names, as in the multi-label literature (e.g.
+ML-GCN, Chen et al. 2019):
+
+* C-P = (1/C) Σ_c N_c^correct / N_c^pred, C-R = (1/C) Σ_c N_c^correct / N_c^gold (per-class
+  averages = scikit-learn ``average="macro"`` precision/recall);
+  C-F1 = 2·C-P·C-R / (C-P + C-R) (harmonic mean of the averages, **not** the mean of per-class
+  F1s);
+* O-P = Σ_c N_c^correct / Σ_c N_c^pred, O-R = Σ_c N_c^correct / Σ_c N_c^gold (micro),
+  O-F1 their harmonic mean, computed as 2TP / (2TP + FP + FN) (= scikit-learn
+  ``average="micro"``);
+* per-sample P/R/F1 = the mean over samples (= scikit-learn ``average="samples"``).
+
+F-β = (1 + β²)·P·R / (β²·P + R). (The seed writes the denominator as β²·(P + R), a typo: with
+β = 1 it would give PR/(P+R), half the F1 it then states.)
+
+Field spelling: ``or`` is a Python keyword, so overall recall is ``or_`` (PEP 8's trailing
+underscore); :meth:`MultilabelScores.to_dict` uses the plain key ``"or"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metrics._validation import as_binary_matrix, check_zero_division, safe_div
+
+
+def _ratio(num: Any, den: Any, z: float) -> NDArray[np.float64]:
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(num.shape, z, dtype=np.float64)
+    nz = den > 0
+    out[nz] = num[nz] / den[nz]
+    return out
+
+
+def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
+    """F-β = (1 + β²)·P·R / (β²·P + R); 0.0 when P = R = 0; NaN if either is NaN.
+
+    Args:
+        precision, recall: in [0, 1].
+        beta: weight of recall, > 0 (β = 1 → F1; β = 2 favours recall).
+
+    Raises:
+        ValueError: ``beta <= 0``.
+    """
+    if beta <= 0:
+        raise ValueError(f"beta: must be > 0, got {beta}")
+    b2 = beta * beta
+    den = b2 * precision + recall
+    if np.isnan(den):
+        return float("nan")
+    return (1 + b2) * precision * recall / den if den > 0 else 0.0
+
+
+def _fbeta_counts(tp: Any, fp: Any, fn: Any, beta: float, z: float) -> NDArray[np.float64]:
+    """(1+β²)TP / ((1+β²)TP + β²FN + FP), elementwise; ``z`` where TP + FP + FN = 0."""
+    b2 = beta * beta
+    num = np.asarray((1 + b2) * tp, dtype=np.float64)
+    return _ratio(num, num + b2 * np.asarray(fn) + np.asarray(fp), z)
+
+
+@dataclass(frozen=True)
+class MultilabelScores:
+    """Result of :func:`multilabel_scores`; every score in [0, 1].
+
+    Attributes:
+        cp, cr, cf1: per-class averaged precision, recall and their harmonic mean.
+        op, or_, of1: overall (micro) precision, recall and F1.
+        sample_precision, sample_recall, sample_f1: means of the per-sample scores.
+        beta: the β used for the F-β fields.
+        cf_beta, of_beta, sample_f_beta: F-β from (cp, cr), from (op, or_), and the mean of the
+            per-sample F-β.
+        class_precision, class_recall: per-class arrays, shape (n_classes,).
+    """
+
+    cp: float
+    cr: float
+    cf1: float
+    op: float
+    or_: float
+    of1: float
+    sample_precision: float
+    sample_recall: float
+    sample_f1: float
+    beta: float
+    cf_beta: float
+    of_beta: float
+    sample_f_beta: float
+    class_precision: NDArray[np.float64]
+    class_recall: NDArray[np.float64]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict with key ``"or"`` for overall recall and lists for per-class arrays."""
+        d = {k: v for k, v in self.__dict__.items() if k != "or_"}
+        d["or"] = self.or_
+        d["class_precision"] = self.class_precision.tolist()
+        d["class_recall"] = self.class_recall.tolist()
+        return d
+
+
+def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
+                      zero_division: float = 0.0) -> MultilabelScores:
+    """C-P/C-R/C-F1, O-P/O-R/O-F1, per-sample P/R/F1 and F-β for multi-label predictions.
+
+    Args:
+        y_true: 0/1 indicator array, shape (n_samples, n_classes).
+        y_pred: 0/1 indicator array, same shape.
+        beta: β for the F-β fields (> 0; default 1).
+        zero_division: value (0.0, 1.0 or NaN) for a per-class or per-sample ratio whose
+            denominator is 0 (a class never predicted / never gold, a sample with no labels),
+            as scikit-learn's argument.
+
+    Returns:
+        :class:`MultilabelScores`.
+
+    Raises:
+        ValueError: not 2-D, shapes differ, an entry other than 0/1 (``y_pred[r, c]`` named),
+            no samples, ``beta <= 0``.
+
+    Source: seed 004 §一.4 with DESIGN.md's names; agrees with scikit-learn's
+    ``precision_recall_fscore_support`` (macro P/R, micro, samples).
+    """
+    z = check_zero_division(zero_division)
+    t = as_binary_matrix(y_true, "y_true")
+    p = as_binary_matrix(y_pred, "y_pred")
+    if t.shape != p.shape:
+        raise ValueError(f"y_true and y_pred must have the same shape, got {t.shape} and {p.shape}")
+    if t.shape[0] == 0:
+        raise ValueError("y_true: at least one sample is required")
+    if beta <= 0:
+        raise ValueError(f"beta: must be > 0, got {beta}")
+    correct = t & p
+    cls_c, cls_p, cls_g = correct.sum(0), p.sum(0), t.sum(0)
+    class_precision = _ratio(cls_c, cls_p, z)
+    class_recall = _ratio(cls_c, cls_g, z)
+    cp, cr = float(class_precision.mean()), float(class_recall.mean())
+    tp, n_p, n_g = int(cls_c.sum()), int(cls_p.sum()), int(cls_g.sum())
+    op = safe_div(tp, n_p, z)
+    or_ = safe_div(tp, n_g, z)
+
+    s_c, s_p, s_g = correct.sum(1), p.sum(1), t.sum(1)
+    return MultilabelScores(
+        cp=cp, cr=cr, cf1=f_beta(cp, cr, 1.0),
+        op=op, or_=or_, of1=float(_fbeta_counts(tp, n_p - tp, n_g - tp, 1.0, z)),
+        sample_precision=float(_ratio(s_c, s_p, z).mean()),
+        sample_recall=float(_ratio(s_c, s_g, z).mean()),
+        sample_f1=float(_fbeta_counts(s_c, s_p - s_c, s_g - s_c, 1.0, z).mean()),
+        beta=float(beta), cf_beta=f_beta(cp, cr, beta),
+        of_beta=float(_fbeta_counts(tp, n_p - tp, n_g - tp, beta, z)),
+        sample_f_beta=float(_fbeta_counts(s_c, s_p - s_c, s_g - s_c, beta, z).mean()),
+        class_precision=class_precision, class_recall=class_recall,
+    )

@@ -1,0 +1,282 @@
+"""Ranking metrics: AP, MAP (and @k), NDCG@k, ERR@k, and TREC qrels/run readers.
+
+Source: seed 004 §二 (位置相关的指标: MAP, NDCG, ERR). Conventions follow trec_eval (NIST),
+the field's reference, so results agree with it (tests compare with pytrec_eval):
+
+* a document is relevant when its grade >= ``relevance_level`` (default 1); unjudged = 0;
+* AP divides by the **number of relevant documents in the judgments**, R (trec_eval ``map``).
+  Seed 004's worked example divides by the list length 10 (giving 0.26 for relevant ranks
+  1, 2, 5); that is non-standard — with R = 3, AP = (1/1 + 2/2 + 3/5)/3 = 0.8667;
+* AP@k (trec_eval ``map_cut_k``) keeps the denominator R and sums over the top k only;
+* NDCG: DCG = Σ_i gain(g_i) / log2(i + 1) over ranks i = 1..k; IDCG from the judged grades in
+  descending order; linear gain g (trec_eval ``ndcg``/``ndcg_cut``, scikit-learn
+  ``ndcg_score``) by default, exponential gain 2^g − 1 as an option; grades < 0 (TREC's −1
+  "junk") give gain 0, as in trec_eval;
+* ERR@k (Chapelle, Metzler, Zhang, Grinspan 2009): R(g) = (2^g − 1) / 2^g_max,
+  ERR = Σ_r (1/r) R(g_r) Π_{i<r} (1 − R(g_i)), with an explicit maximum grade g_max;
+* a TREC run is ordered as trec_eval orders it: by score descending, ties by document id
+  descending; the file's rank column is ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+Relevance = Mapping[str, float]
+"""Document id → graded relevance judgment (e.g. 0/1, or −1..4)."""
+
+Run = Mapping[str, Sequence[str]]
+"""Query id → ranked document ids (best first)."""
+
+Qrels = Mapping[str, Relevance]
+"""Query id → judgments."""
+
+
+def _check_ranking(ranking: Sequence[str], name: str = "ranking") -> list[str]:
+    if isinstance(ranking, str):
+        raise ValueError(f"{name}: expected a list of document ids, got a single str")
+    seen: dict[str, int] = {}
+    out = list(ranking)
+    for i, doc in enumerate(out):
+        if doc in seen:
+            raise ValueError(f"{name}[{i}]: duplicate document id {doc!r} (first at {seen[doc]})")
+        seen[doc] = i
+    return out
+
+
+def _check_k(k: int | None) -> None:
+    if k is not None and (not isinstance(k, int) or k < 1):
+        raise ValueError(f"k: expected a positive integer or None, got {k!r}")
+
+
+def average_precision(ranking: Sequence[str], relevance: Relevance, k: int | None = None,
+                      relevance_level: float = 1) -> float:
+    """Average precision of one ranked list (trec_eval ``map``; ``map_cut_k`` with ``k``).
+
+    Args:
+        ranking: document ids, best first (no duplicates).
+        relevance: judgments, doc id → grade; documents absent are non-relevant.
+        k: only the top ``k`` ranks contribute (denominator unchanged); None = whole list.
+        relevance_level: minimum grade counted as relevant (trec_eval's default 1).
+
+    Returns:
+        AP in [0, 1] = (1/R) Σ_{relevant retrieved at rank r ≤ k} precision@r, R = number of
+        relevant documents in ``relevance``; 0.0 when R = 0.
+        Seed 004's example (relevant at ranks 1, 2, 5 of 10, R = 3) gives 0.8667; the seed's
+        0.26 divides by the list length, which is non-standard.
+
+    Raises:
+        ValueError: a duplicate id (index named) or a bad ``k``.
+    """
+    docs = _check_ranking(ranking)
+    _check_k(k)
+    n_rel = sum(1 for g in relevance.values() if g >= relevance_level)
+    if n_rel == 0:
+        return 0.0
+    hits = 0
+    total = 0.0
+    for rank, doc in enumerate(docs[:k] if k else docs, start=1):
+        if relevance.get(doc, 0) >= relevance_level:
+            hits += 1
+            total += hits / rank
+    return total / n_rel
+
+
+def _gain(grade: float, gain: str) -> float:
+    if gain == "linear":
+        return float(grade)
+    if gain == "exponential":
+        return 2.0 ** grade - 1.0
+    raise ValueError(f"gain: expected 'linear' or 'exponential', got {gain!r}")
+
+
+def dcg_at_k(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
+    """DCG = Σ_{i=1..k} gain(grade_i) / log2(i + 1) for grades listed in rank order.
+
+    Grades <= 0 contribute nothing (trec_eval ignores negative "junk" grades in NDCG).
+    """
+    _check_k(k)
+    return math.fsum(_gain(g, gain) / math.log2(i + 2)
+                     for i, g in enumerate(grades[:k] if k else grades) if g > 0)
+
+
+def ndcg_at_k(ranking: Sequence[str], relevance: Relevance, k: int | None = None,
+              gain: str = "linear") -> float:
+    """Normalised DCG of one ranked list (trec_eval ``ndcg_cut_k``; ``ndcg`` when k is None).
+
+    Args:
+        ranking: document ids, best first.
+        relevance: doc id → grade. Negative grades (TREC "junk", −1) count as 0, as in
+            trec_eval.
+        k: cut-off rank, or None for the whole list.
+        gain: ``"linear"`` (gain = grade; trec_eval and scikit-learn) or ``"exponential"``
+            (2^grade − 1; Burges et al. 2005).
+
+    Returns:
+        NDCG = DCG@k / IDCG@k in [0, 1] for non-negative grades; 0.0 when IDCG = 0 (no positive
+        judgment).
+
+    Raises:
+        ValueError: duplicate ids, bad ``k`` or unknown ``gain``.
+    """
+    docs = _check_ranking(ranking)
+    _check_k(k)
+    _gain(1, gain)
+    ideal = sorted((g for g in relevance.values() if g > 0), reverse=True)
+    idcg = dcg_at_k(ideal, k, gain)
+    if idcg <= 0:
+        return 0.0
+    return dcg_at_k([relevance.get(d, 0) for d in docs], k, gain) / idcg
+
+
+def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
+             k: int | None = None) -> float:
+    """Expected Reciprocal Rank (Chapelle et al., CIKM 2009), cut at rank k.
+
+    Args:
+        ranking: document ids, best first.
+        relevance: doc id → grade in [0, ``max_grade``]; negative grades count as 0.
+        max_grade: the scale's maximum grade g_max (> 0), e.g. 4 for a 0..4 scale. Explicit
+            because the stopping probability R(g) = (2^g − 1)/2^g_max depends on the scale,
+            not on the grades that happen to occur.
+        k: cut-off rank, or None for the whole list.
+
+    Returns:
+        ERR in [0, 1).
+
+    Raises:
+        ValueError: a grade above ``max_grade`` (doc id named), ``max_grade <= 0``, duplicates
+            or a bad ``k``.
+    """
+    docs = _check_ranking(ranking)
+    _check_k(k)
+    if max_grade <= 0:
+        raise ValueError(f"max_grade: must be > 0, got {max_grade}")
+    for doc, g in relevance.items():
+        if g > max_grade:
+            raise ValueError(f"relevance[{doc!r}]: grade {g} exceeds max_grade {max_grade}")
+    denom = 2.0 ** max_grade
+    err = 0.0
+    p_continue = 1.0
+    for rank, doc in enumerate(docs[:k] if k else docs, start=1):
+        g = max(0.0, float(relevance.get(doc, 0)))
+        r = (2.0 ** g - 1.0) / denom
+        err += p_continue * r / rank
+        p_continue *= 1.0 - r
+    return err
+
+
+def _per_query(run: Run, qrels: Qrels) -> list[str]:
+    qids = [q for q in run if q in qrels]
+    if not qids:
+        raise ValueError("run: no query id of the run has judgments in qrels")
+    return qids
+
+
+def mean_average_precision(run: Run, qrels: Qrels, k: int | None = None,
+                           relevance_level: float = 1) -> float:
+    """MAP (MAP@k with ``k``): mean of :func:`average_precision` over queries.
+
+    Averaged over the run's queries that have judgments (trec_eval's default without ``-c``).
+
+    Args:
+        run: query id → ranked doc ids.
+        qrels: query id → (doc id → grade).
+        k, relevance_level: as in :func:`average_precision`.
+
+    Raises:
+        ValueError: no query in common, duplicate ids.
+    """
+    qids = _per_query(run, qrels)
+    return math.fsum(average_precision(run[q], qrels[q], k, relevance_level)
+                     for q in qids) / len(qids)
+
+
+def mean_ndcg(run: Run, qrels: Qrels, k: int | None = None, gain: str = "linear") -> float:
+    """Mean :func:`ndcg_at_k` over the run's judged queries (trec_eval ``ndcg``/``ndcg_cut``)."""
+    qids = _per_query(run, qrels)
+    return math.fsum(ndcg_at_k(run[q], qrels[q], k, gain) for q in qids) / len(qids)
+
+
+def mean_err(run: Run, qrels: Qrels, max_grade: float, k: int | None = None) -> float:
+    """Mean :func:`err_at_k` over the run's judged queries."""
+    qids = _per_query(run, qrels)
+    return math.fsum(err_at_k(run[q], qrels[q], max_grade, k) for q in qids) / len(qids)
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read a TREC qrels file: ``query_id iteration doc_id grade`` per line.
+
+    Returns:
+        query id → (doc id → integer grade).
+
+    Raises:
+        ValueError: ``FILE:LINE: ...`` for a line without 4 fields or a non-integer grade, or a
+            document judged twice for one query.
+        OSError: unreadable file.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 4:
+                raise ValueError(f"{path}:{lineno}: expected 4 fields "
+                                 f"(query_id iteration doc_id grade), got {len(parts)}")
+            qid, _, doc, grade = parts
+            try:
+                g = int(grade)
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: field 'grade': expected an integer, "
+                                 f"got {grade!r}") from None
+            judged = qrels.setdefault(qid, {})
+            if doc in judged:
+                raise ValueError(f"{path}:{lineno}: field 'doc_id': {doc!r} judged twice for "
+                                 f"query {qid!r}")
+            judged[doc] = g
+    return qrels
+
+
+def read_run(path: str | Path, max_rank: int | None = 1000) -> dict[str, list[str]]:
+    """Read a TREC run file: ``query_id Q0 doc_id rank score tag`` per line.
+
+    Documents are ordered as trec_eval orders them: score descending, ties broken by doc id
+    descending (the rank column is ignored), then cut at ``max_rank`` (trec_eval ``-M``,
+    default 1000; None = no cut).
+
+    Returns:
+        query id → ranked doc ids.
+
+    Raises:
+        ValueError: ``FILE:LINE: ...`` for a line without 6 fields, a non-numeric score, or a
+            document listed twice for one query.
+        OSError: unreadable file.
+    """
+    scored: dict[str, dict[str, float]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise ValueError(f"{path}:{lineno}: expected 6 fields "
+                                 f"(query_id Q0 doc_id rank score tag), got {len(parts)}")
+            qid, _, doc, _, score, _ = parts
+            try:
+                s = float(score)
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: field 'score': expected a number, "
+                                 f"got {score!r}") from None
+            docs = scored.setdefault(qid, {})
+            if doc in docs:
+                raise ValueError(f"{path}:{lineno}: field 'doc_id': {doc!r} listed twice for "
+                                 f"query {qid!r}")
+            docs[doc] = s
+    run: dict[str, list[str]] = {}
+    for qid, docs in scored.items():
+        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
+        run[qid] = ranked[:max_rank] if max_rank else ranked
+    return run

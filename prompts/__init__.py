@@ -1,0 +1,1 @@
+"""Versioned Jinja prompt templates, shipped as package data: ``prompts/<scorer>/<version>.jinja``."""
