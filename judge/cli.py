@@ -37,3 +37,7 @@ def _root() -> None:
 def main() -> None:
     """Console-script entry point (``simjudge``)."""
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -29,9 +29,8 @@ def as_bool_vector(values: Any, name: str) -> NDArray[np.bool_]:
         return arr.astype(bool)
     out = np.empty(arr.shape[0], dtype=bool)
     for i, v in enumerate(arr.tolist()):
-        if isinstance(v, (bool, np.bool_)):
-            out[i] = bool(v)
-        elif isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1):
+        if isinstance(v, (bool, np.bool_)) or (
+                isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1)):
             out[i] = bool(v)
         else:
             raise ValueError(

@@ -60,7 +60,7 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],
     labels = sorted(set(a) | set(b), key=repr)
     index = {lab: i for i, lab in enumerate(labels)}
     m = np.zeros((len(labels), len(labels)))
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         m[index[x], index[y]] += 1
     n = m.sum()
     po = np.trace(m) / n

@@ -124,7 +124,7 @@ def score_function_calls(gold: Sequence[Call], pred: Sequence[Call], partial: bo
     if [c["name"] for c in g_sorted] != [c["name"] for c in p_sorted]:
         return 0.0, 0.0
     scorer = arg_scorer or (partial_argument_score if partial else strict_argument_score)
-    scores = [float(scorer(a, b)) for a, b in zip(g_sorted, p_sorted)]
+    scores = [float(scorer(a, b)) for a, b in zip(g_sorted, p_sorted, strict=True)]
     return 1.0, sum(scores) / len(scores)
 
 

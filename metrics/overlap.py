@@ -84,6 +84,12 @@ class RougeBleu:
         hyp = list(self._tokenize(pred_text))
         if not ref or not hyp:
             return dict.fromkeys(OVERLAP_KEYS, 0.0)
+        if ref == hyp and len(ref) >= 4:
+            # Identical sequences with at least one 4-gram: rouge-score returns F = 1.0 for
+            # ROUGE-1/2/L and nltk returns exactly 1.0 for BLEU-4 (all modified precisions 1,
+            # brevity penalty 1). Skipping the O(n·m) LCS table is the common case in real
+            # data, where most predictions are right; tests check the equality.
+            return dict.fromkeys(OVERLAP_KEYS, 1.0)
         r = self._rouge.score(gold_text, pred_text)
         return {
             "rouge-1": float(r["rouge1"].fmeasure),

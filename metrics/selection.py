@@ -250,7 +250,7 @@ def max_weight_matching(sim: NDArray[np.float64], tau: float) -> list[tuple[int,
     weights = np.where(sub_valid, sim[np.ix_(rows, cols)], 0.0)
     r, c = linear_sum_assignment(weights, maximize=True)
     keep = sub_valid[r, c]
-    return sorted(zip(rows[r[keep]].tolist(), cols[c[keep]].tolist()))
+    return sorted(zip(rows[r[keep]].tolist(), cols[c[keep]].tolist(), strict=True))
 
 
 def fuzzy_match(pred: Sequence[str], truth: Sequence[str], sim: Any = None,

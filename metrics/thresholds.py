@@ -93,7 +93,7 @@ def threshold_sweep(scores: Any, labels: Any, zero_division: float = 0.0) -> lis
     above = n - np.searchsorted(order, taus, side="right")
     tps = n_pos - np.searchsorted(pos_scores, taus, side="right")
     points = []
-    for tau, a, tp in zip(taus.tolist(), above.tolist(), tps.tolist()):
+    for tau, a, tp in zip(taus.tolist(), above.tolist(), tps.tolist(), strict=True):
         fp = a - tp
         fn = n_pos - tp
         tn = n_neg - fp

@@ -14,16 +14,15 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from typing import Union
 
 import jieba
 
 jieba.setLogLevel(logging.WARNING)
 
-Tokenizer = Union[str, Callable[[str], Sequence[str]]]
+Tokenizer = str | Callable[[str], Sequence[str]]
 """A tokenizer name (``"whitespace"``, ``"jieba"``, ``"char"``) or a callable."""
 
-TokensOrText = Union[str, Sequence[str]]
+TokensOrText = str | Sequence[str]
 """A text to tokenise, or an already tokenised sequence of tokens."""
 
 

@@ -1,1 +1,4 @@
-"""Versioned Jinja prompt templates, shipped as package data: ``prompts/<scorer>/<version>.jinja``."""
+"""Versioned Jinja prompt templates, shipped as package data.
+
+Layout: ``prompts/<scorer>/<version>.jinja``.
+"""

@@ -1,0 +1,34 @@
+"""Packaging contracts: metrics stands alone; the console script runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def test_metrics_imports_no_llm_package() -> None:
+    code = (
+        "import sys, metrics\n"
+        "bad = [m for m in ('judge', 'openai', 'langchain', 'langchain_core', 'httpx')"
+        " if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    assert out.stdout.strip() == ""
+
+
+def test_metrics_source_never_imports_judge() -> None:
+    for path in (REPO / "metrics").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import judge" not in text and "from judge" not in text, path
+
+
+def test_console_script_version() -> None:
+    out = subprocess.run([sys.executable, "-m", "judge.cli", "version"], capture_output=True,
+                         text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("simjudge 0.1.0")
+    assert "rouge-score" in out.stdout
