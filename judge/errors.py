@@ -1,0 +1,35 @@
+"""Errors that the CLI turns into one clear message and exit status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad user input: formatted as ``FILE:LINE: field 'x': what is wrong``.
+
+    Args:
+        message: what is wrong.
+        path: the offending file, if any.
+        line: 1-based line number in that file, if known.
+        field: the offending field name, if any.
+    """
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
+        field = f"field '{self.field}': " if self.field is not None else ""
+        return f"{where}{field}{self.message}"
+
+
+class CacheMissError(RuntimeError):
+    """A judge call was needed in ``cache-only`` mode (reproducing a run offline)."""

@@ -1,0 +1,82 @@
+"""The Judge protocol and the per-run context that judges report into."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from judge.cache import JudgeCache
+from judge.verdict import Verdict
+
+Pair = tuple[str, str]
+"""``(pred, truth)`` strings."""
+
+
+@dataclass
+class JudgeStats:
+    """Counters a judge updates while it works.
+
+    Attributes:
+        judge_calls: model calls actually made (an LLM request, or one string through an
+            encoder); cache hits are not calls.
+        cache_hits: answers served from the cache.
+        tokens_in, tokens_out: token usage of the calls made.
+        cost_usd: cost of the calls made, in USD.
+    """
+
+    judge_calls: int = 0
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass
+class JudgeContext:
+    """What a judge needs besides the pairs.
+
+    Attributes:
+        cache: the call cache (any mode).
+        context: optional task context given to prompt judges (e.g. "IFPUG ILF names").
+        stats: counters the judge updates.
+        progress: called with the number of newly finished units of work (for a progress bar).
+    """
+
+    cache: JudgeCache
+    context: str = ""
+    stats: JudgeStats = field(default_factory=JudgeStats)
+    progress: Callable[[int], None] | None = None
+
+    def advance(self, n: int = 1) -> None:
+        """Report ``n`` finished units to the progress callback, if any."""
+        if self.progress is not None and n:
+            self.progress(n)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A similarity judge.
+
+    Attributes:
+        id: the judge's id (its spec string, e.g. ``local`` or ``table:scores.jsonl``).
+    """
+
+    id: str
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-serialisable identity and metadata for ``config.json``."""
+        ...
+
+    def work_units(self, pairs: Sequence[Pair]) -> int:
+        """How many progress units :meth:`judge_pairs` will report for these pairs."""
+        ...
+
+    async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
+        """Score each pair; the result is aligned with ``pairs``.
+
+        A failed pair is a :class:`Verdict` with a failure outcome; ``None`` means the judge has
+        no verdict for that pair at all (e.g. a score table without it), which leaves NaN in
+        the similarity matrix — never 0.
+        """
+        ...

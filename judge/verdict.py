@@ -1,0 +1,56 @@
+"""One judge's answer for one (pred, truth) pair."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Outcome = Literal["ok", "parse_error", "transport_error", "refused"]
+"""``ok`` carries a score; every other outcome carries none (a failure is never a 0)."""
+
+OUTCOMES: tuple[Outcome, ...] = ("ok", "parse_error", "transport_error", "refused")
+
+
+class Verdict(BaseModel):
+    """A judge's verdict on one pair (DESIGN.md "Core objects").
+
+    Attributes:
+        pred, truth: the judged strings.
+        score: similarity in [0, 1] when ``outcome == "ok"``, else None.
+        rationale: the judge's explanation (an honest template for non-LLM judges).
+        outcome: ``ok``, ``parse_error``, ``transport_error`` or ``refused``.
+        raw: the raw completion / raw judge output (e.g. the cosine for embedding judges).
+        judge_id: the judge's id (its spec string or TOML id).
+        scorer: ``name@version`` of the prompt scorer, or the judge's method id.
+        template_sha256: sha256 of the prompt template file ("" when no template is used).
+        cache_key: key(s) of the cache entries this verdict came from ("" when uncached).
+        latency_s: seconds spent producing it (0 for cache hits), >= 0.
+        tokens_in, tokens_out: token usage (0 when not applicable).
+        cached: True when served from the cache.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    pred: str
+    truth: str
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    rationale: str = ""
+    outcome: Outcome = "ok"
+    raw: str = ""
+    judge_id: str
+    scorer: str
+    template_sha256: str = ""
+    cache_key: str = ""
+    latency_s: float = Field(default=0.0, ge=0.0)
+    tokens_in: int = Field(default=0, ge=0)
+    tokens_out: int = Field(default=0, ge=0)
+    cached: bool = False
+
+    @model_validator(mode="after")
+    def _score_iff_ok(self) -> Verdict:
+        if self.outcome == "ok" and self.score is None:
+            raise ValueError("an 'ok' verdict needs a score")
+        if self.outcome != "ok" and self.score is not None:
+            raise ValueError(f"a '{self.outcome}' verdict carries no score")
+        return self
