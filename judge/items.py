@@ -1,0 +1,182 @@
+"""Turning input records into evaluation items for each task.
+
+Field mapping: ``pred_field`` / ``truth_field`` name the prediction and gold fields (real files
+name them differently: the IFPUG runs use ``final_answer`` / ``ground_truth``); ``id_fields``
+name the field(s) whose values identify an item (joined by ``/``; the line number when none).
+Predictions and gold may sit in one file or in two (``gold_path``), joined on the id; an id on
+one side only is an error naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge import io
+from judge.errors import InputError
+from judge.io import Record
+from metrics import read_qrels, read_run
+
+TASKS = ("selection", "judgment", "function-call", "generation", "multilabel", "ranking")
+
+DEFAULT_FIELDS: dict[str, tuple[str, str]] = {
+    "selection": ("pred", "truth"),
+    "judgment": ("pred", "truth"),
+    "function-call": ("pred_fn", "gold_fn"),
+    "generation": ("pred", "truth"),
+    "multilabel": ("pred", "truth"),
+}
+
+Extractor = Callable[[Record, str], Any]
+EXTRACTORS: dict[str, tuple[Extractor, Extractor]] = {
+    "selection": (io.string_list, io.string_list),
+    "judgment": (io.boolean, io.boolean),
+    "function-call": (io.call_list, io.call_list),
+    "generation": (io.text, io.text_or_list),
+    "multilabel": (io.label_list, io.label_list),
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One evaluation item.
+
+    Attributes:
+        id: item id (unique within the dataset).
+        source: ``FILE:LINE`` of the prediction record.
+        pred: the prediction, typed per task (list[str], bool, list of calls, str, labels…).
+        truth: the gold answer, typed per task.
+        query: optional free text shown in reports (e.g. the seed 003 ``query``).
+    """
+
+    id: str
+    source: str
+    pred: Any
+    truth: Any
+    query: str = ""
+
+
+def check_task(task: str) -> None:
+    """Raise :class:`InputError` for an unknown task."""
+    if task not in TASKS:
+        raise InputError(f"unknown task {task!r}; expected one of: {', '.join(TASKS)}",
+                         field="task")
+
+
+def items_from_records(records: Sequence[Record], task: str, pred_field: str | None = None,
+                       truth_field: str | None = None, id_fields: Sequence[str] = (),
+                       gold_records: Sequence[Record] | None = None) -> list[Item]:
+    """Extract typed items from records (not for ``ranking``).
+
+    Raises:
+        InputError: unknown task, a missing or mistyped field, a duplicate id, or an id
+            present on one side only (file and line named).
+    """
+    check_task(task)
+    if task == "ranking":
+        raise InputError("task 'ranking' reads a TREC run and qrels: use load_ranking")
+    pf = pred_field or DEFAULT_FIELDS[task][0]
+    tf = truth_field or DEFAULT_FIELDS[task][1]
+    get_pred, get_truth = EXTRACTORS[task]
+    gold: dict[str, Record] = {}
+    if gold_records is not None:
+        for r in gold_records:
+            rid = io.record_id(r, id_fields)
+            if rid in gold:
+                raise r.error(f"duplicate id {rid!r} (first at line {gold[rid].line})",
+                              ",".join(id_fields) or "id")
+            gold[rid] = r
+    items: list[Item] = []
+    seen: dict[str, Record] = {}
+    for r in records:
+        rid = io.record_id(r, id_fields)
+        if rid in seen:
+            raise r.error(f"duplicate id {rid!r} (first at line {seen[rid].line})",
+                          ",".join(id_fields) or "id")
+        seen[rid] = r
+        if gold_records is not None:
+            g = gold.get(rid)
+            if g is None:
+                raise r.error(f"id {rid!r} has no gold record in {gold_records[0].path}"
+                              if gold_records else f"id {rid!r} has no gold record",
+                              ",".join(id_fields) or "id")
+            truth = get_truth(g, tf)
+        else:
+            truth = get_truth(r, tf)
+        query = r.data.get("query", "")
+        items.append(Item(rid, f"{r.path}:{r.line}", get_pred(r, pf), truth,
+                          query if isinstance(query, str) else ""))
+    if gold_records is not None:
+        for rid, g in gold.items():
+            if rid not in seen:
+                raise g.error(f"id {rid!r} has no prediction record", ",".join(id_fields) or "id")
+    return items
+
+
+def load_items(data: str | Path, task: str, pred_field: str | None = None,
+               truth_field: str | None = None, id_fields: Sequence[str] = (),
+               gold: str | Path | None = None, where: Sequence[str] = ()) -> list[Item]:
+    """Read a data file (and optional gold file) into items.
+
+    Args:
+        data: JSONL/CSV/TSV file of predictions (and gold, unless ``gold`` is given); for
+            ``ranking`` a TREC run file.
+        task: one of :data:`TASKS`.
+        pred_field, truth_field: field names (defaults per task: ``pred``/``truth``, or
+            ``pred_fn``/``gold_fn`` for function calls).
+        id_fields: field(s) identifying an item.
+        gold: separate gold file (for ``ranking``: TREC qrels, required).
+        where: ``FIELD=VALUE`` filters applied to the data records (and gold records).
+
+    Raises:
+        InputError: any bad input, named by file, line and field.
+    """
+    check_task(task)
+    if task == "ranking":
+        return load_ranking(data, gold)
+    filters = io.parse_where(where)
+    records = io.filter_records(io.read_records(data), filters)
+    if not records:
+        raise InputError("no records" + (" match the --where filters" if filters else ""), data)
+    gold_records = None
+    if gold is not None:
+        gold_records = io.filter_records(io.read_records(gold), filters)
+        if not gold_records:
+            raise InputError("no gold records", gold)
+    return items_from_records(records, task, pred_field, truth_field, id_fields, gold_records)
+
+
+def load_ranking(run_path: str | Path, qrels_path: str | Path | None) -> list[Item]:
+    """TREC run + qrels → one item per judged query (pred = ranked ids, truth = judgments).
+
+    Raises:
+        InputError: no qrels given, unreadable or malformed files, no query in common.
+    """
+    if qrels_path is None:
+        raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
+    try:
+        run = read_run(run_path)
+        qrels = read_qrels(qrels_path)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc}") from None
+    except ValueError as exc:  # metrics' readers already say FILE:LINE: ...
+        raise InputError(str(exc)) from None
+    items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
+    if not items:
+        raise InputError("no query of the run has judgments in the qrels", run_path)
+    return items
+
+
+def items_from_dicts(rows: Sequence[Mapping[str, Any]], task: str,
+                     pred_field: str | None = None, truth_field: str | None = None,
+                     id_fields: Sequence[str] = ()) -> list[Item]:
+    """Python-API input: a list of dicts (one per item) → items. ``id`` is used when present.
+
+    Raises:
+        InputError: as :func:`items_from_records`, with ``<items>:N`` positions (1-based).
+    """
+    records = [Record("<items>", i + 1, dict(r)) for i, r in enumerate(rows)]
+    ids = tuple(id_fields) or (("id",) if rows and all("id" in r for r in rows) else ())
+    return items_from_records(records, task, pred_field, truth_field, ids)
