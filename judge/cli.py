@@ -42,7 +42,7 @@ _DEPENDENCIES = ("numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic", "
 
 
 def _fail(exc: Exception) -> None:
-    err.print(f"simjudge: error: {exc}", markup=False, highlight=False)
+    typer.echo(f"simjudge: error: {exc}", err=True)
     raise typer.Exit(2)
 
 
@@ -78,8 +78,11 @@ def _summary_table(summary: dict[str, Any]) -> Table:
 def eval_command(
     data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
     task: Annotated[str, typer.Option(help=f"One of: {', '.join(TASKS)}.")] = "selection",
-    judge: Annotated[str, typer.Option(help="Judge spec: local, lexical or table:PATH.")] = "local",
-    tau: Annotated[float, typer.Option(help="Match threshold τ in [0, 1] (strictly greater).")] = 0.7,
+    judge: Annotated[str, typer.Option(
+        help="Judge spec: local, lexical or table:PATH.")] = "local",
+    tau: Annotated[float, typer.Option(
+        help="Match threshold τ in [0, 1]; a pair matches when its score is strictly greater.")
+    ] = 0.7,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory to write.")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
     pred_field: Annotated[str | None, typer.Option(help="Prediction field name.")] = None,
@@ -93,7 +96,8 @@ def eval_command(
     context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
     cache_dir: Annotated[Path | None, typer.Option(
         help="Cache directory (default $SIMJUDGE_CACHE_DIR or ~/.cache/simjudge).")] = None,
-    cache_mode: Annotated[str, typer.Option(help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
+    cache_mode: Annotated[str, typer.Option(
+        help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 

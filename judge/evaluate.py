@@ -113,7 +113,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
             from judge.matrix import distinct_pairs
 
             ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]))
-        build = asyncio.run(build_matrices_async(pairs_items, judge, ctx))
+        build = asyncio.run(build_matrices_async(pairs_items, judge, ctx,
+                                                 ids=[i.id for i in items]))
         matrices, verdicts = build.matrices, build.verdicts
         rows, metrics = score_selection(items, matrices, tau, zero_division)
         accounting = {

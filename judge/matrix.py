@@ -51,7 +51,8 @@ class MatrixBuild:
         matrices: one per item, in input order.
         verdicts: one per distinct judged pair (the audit trail), in first-seen order.
         pairs_total: cells over all items; pairs_exact: exact cells;
-        pairs_distinct: distinct non-exact pairs sent to the judge;
+        pairs_distinct: distinct non-exact pairs sent to the judge (per item for item-scoped
+            judges);
         pairs_without_verdict: distinct pairs the judge gave no verdict for (NaN);
         outcomes: count of verdict outcomes over distinct pairs;
         wall_s: seconds spent in the judge.
@@ -67,7 +68,8 @@ class MatrixBuild:
     wall_s: float
 
 
-def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]]) -> tuple[list[Pair], int, int]:
+def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]],
+                   ) -> tuple[list[Pair], int, int]:
     """The distinct non-exact (pred, truth) pairs of a dataset, in first-seen order.
 
     Returns:
@@ -88,33 +90,59 @@ def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]]) -> tupl
     return list(seen), total, exact
 
 
+async def _scoped_verdicts(items: Sequence[tuple[Sequence[str], Sequence[str]]],
+                           ids: Sequence[str], judge: Judge, ctx: JudgeContext,
+                           ) -> tuple[list[tuple[str | None, Pair]], list[Verdict | None]]:
+    keys: list[tuple[str | None, Pair]] = []
+    verdicts: list[Verdict | None] = []
+    for item_id, item in zip(ids, items, strict=True):
+        pairs = distinct_pairs([item])[0]
+        ctx.item_id = item_id
+        try:
+            got = await judge.judge_pairs(pairs, ctx) if pairs else []
+        finally:
+            ctx.item_id = None
+        keys.extend((item_id, p) for p in pairs)
+        verdicts.extend(got)
+    return keys, verdicts
+
+
 async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str]]],
-                               judge: Judge, ctx: JudgeContext) -> MatrixBuild:
+                               judge: Judge, ctx: JudgeContext,
+                               ids: Sequence[str] | None = None) -> MatrixBuild:
     """Build every item's :class:`SimilarityMatrix` with one judge pass over distinct pairs.
 
     Args:
         items: ``(pred strings, truth strings)`` per item.
         judge: any :class:`judge.judges.Judge`.
         ctx: cache, task context, counters and progress callback.
+        ids: item ids (needed by item-scoped judges; default the item positions).
 
     Raises:
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
     pairs, total, n_exact = distinct_pairs(items)
+    item_ids = list(ids) if ids is not None else [str(k) for k in range(len(items))]
+    scoped = bool(getattr(judge, "item_scoped", False))
     t0 = time.perf_counter()
-    verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
+    if scoped:
+        keys, verdicts = await _scoped_verdicts(items, item_ids, judge, ctx)
+    else:
+        keys = [(None, p) for p in pairs]
+        verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
     wall = time.perf_counter() - t0
-    by_pair: dict[Pair, Verdict] = {}
+    by_pair: dict[tuple[str | None, Pair], Verdict] = {}
     outcomes: Counter[str] = Counter()
     missing = 0
-    for pair, v in zip(pairs, verdicts, strict=True):
+    for key, v in zip(keys, verdicts, strict=True):
         if v is None:
             missing += 1
         else:
-            by_pair[pair] = v
+            by_pair[key] = v
             outcomes[v.outcome] += 1
     matrices = []
-    for pred, truth in items:
+    for item_id, (pred, truth) in zip(item_ids, items, strict=True):
+        scope = item_id if scoped else None
         n, m = len(pred), len(truth)
         scores = np.full((n, m), np.nan)
         exact = np.zeros((n, m), dtype=bool)
@@ -127,14 +155,14 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
                     exact[i, j] = True
                     scores[i, j] = 1.0
                     continue
-                v = by_pair.get((p, t))
+                v = by_pair.get((scope, (p, t)))
                 if v is not None:
                     cells[(i, j)] = v
                     if v.outcome == "ok":
                         scores[i, j] = v.score
         matrices.append(SimilarityMatrix(tuple(pred), tuple(truth), scores, exact, cells))
     kept = [v for v in verdicts if v is not None]
-    return MatrixBuild(matrices, kept, total, n_exact, len(pairs), missing, outcomes, wall)
+    return MatrixBuild(matrices, kept, total, n_exact, len(keys), missing, outcomes, wall)
 
 
 def build_matrices(items: Sequence[tuple[Sequence[str], Sequence[str]]], judge: Judge,

@@ -49,7 +49,8 @@ def score_selection(items: Sequence[Item], matrices: Sequence[SimilarityMatrix],
     return rows, {"tau": tau, **agg.to_dict()}
 
 
-def score_judgment(items: Sequence[Item], zero_division: float = 0.0) -> tuple[Rows, dict[str, Any]]:
+def score_judgment(items: Sequence[Item],
+                   zero_division: float = 0.0) -> tuple[Rows, dict[str, Any]]:
     """Binary judgment scores (seed 001 §4.2.1)."""
     y_true = [bool(i.truth) for i in items]
     y_pred = [bool(i.pred) for i in items]
@@ -70,7 +71,8 @@ def score_function_call(items: Sequence[Item]) -> tuple[Rows, dict[str, Any]]:
     return rows, metrics
 
 
-def score_generation(items: Sequence[Item], tokenizer: str = "jieba") -> tuple[Rows, dict[str, Any]]:
+def score_generation(items: Sequence[Item],
+                     tokenizer: str = "jieba") -> tuple[Rows, dict[str, Any]]:
     """Token precision/recall/F1 per item, max over references (seed 002); means over items."""
     rows: Rows = []
     for i in items:
@@ -80,7 +82,8 @@ def score_generation(items: Sequence[Item], tokenizer: str = "jieba") -> tuple[R
     return rows, {"tokenizer": tokenizer, **metrics}
 
 
-def score_multilabel(items: Sequence[Item], zero_division: float = 0.0) -> tuple[Rows, dict[str, Any]]:
+def score_multilabel(items: Sequence[Item],
+                     zero_division: float = 0.0) -> tuple[Rows, dict[str, Any]]:
     """C-P/C-R/C-F1, O-P/O-R/O-F1 and per-sample scores (seed 004) over the union of labels."""
     classes = sorted({lab for i in items for lab in [*i.pred, *i.truth]})
     index = {c: k for k, c in enumerate(classes)}
@@ -108,7 +111,8 @@ def score_ranking(items: Sequence[Item], k: int = 10) -> tuple[Rows, dict[str, A
         rows.append({"id": i.id, "source": i.source, "retrieved": len(i.pred),
                      "relevant": sum(1 for g in i.truth.values() if g >= 1),
                      "ap": ap(i.pred, i.truth), f"ap@{k}": ap(i.pred, i.truth, k=k),
-                     "ndcg": ndcg_at_k(i.pred, i.truth), f"ndcg@{k}": ndcg_at_k(i.pred, i.truth, k),
+                     "ndcg": ndcg_at_k(i.pred, i.truth),
+                     f"ndcg@{k}": ndcg_at_k(i.pred, i.truth, k),
                      f"err@{k}": err_at_k(i.pred, i.truth, max_grade, k)})
     keys = ("ap", f"ap@{k}", "ndcg", f"ndcg@{k}", f"err@{k}")
     metrics: dict[str, Any] = {"queries": len(items), "err_max_grade": max_grade}

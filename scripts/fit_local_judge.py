@@ -1,6 +1,7 @@
 """Fit the `local` judge's monotone cosine → score mapping on human-labelled word pairs.
 
-Usage:  python scripts/fit_local_judge.py [--data ../shared/data] [--out judge/judges/local_calibration.json]
+Usage:  python scripts/fit_local_judge.py [--data ../shared/data]
+        [--out judge/judges/local_calibration.json]
 
 Why: raw USE-multilingual cosines are on different scales for cross-lingual and same-language
 pairs (best cuts ≈ 0.64 and ≈ 0.78), so a single τ cannot serve both. For each setting we fit

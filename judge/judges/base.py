@@ -41,12 +41,14 @@ class JudgeContext:
         context: optional task context given to prompt judges (e.g. "IFPUG ILF names").
         stats: counters the judge updates.
         progress: called with the number of newly finished units of work (for a progress bar).
+        item_id: for item-scoped judges (``item_scoped = True``), the item being judged.
     """
 
     cache: JudgeCache
     context: str = ""
     stats: JudgeStats = field(default_factory=JudgeStats)
     progress: Callable[[int], None] | None = None
+    item_id: str | None = None
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""
@@ -60,6 +62,10 @@ class Judge(Protocol):
 
     Attributes:
         id: the judge's id (its spec string, e.g. ``local`` or ``table:scores.jsonl``).
+
+    A judge may also set ``item_scoped = True`` when its verdict for a pair depends on the item
+    (a score table with per-item rows); it is then called once per item with
+    ``ctx.item_id`` set, and pairs are deduplicated within items only.
     """
 
     id: str

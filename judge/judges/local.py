@@ -79,10 +79,13 @@ class LocalJudge:
         threads: BLAS threads for the encoder (default: min(2, CPU count)).
     """
 
-    def __init__(self, judge_id: str = "local", calibration: dict[str, Any] | None | str = "default",
+    def __init__(self, judge_id: str = "local",
+                 calibration: dict[str, Any] | str | None = "default",
                  threads: int | None = None) -> None:
         self.id = judge_id
-        self.calibration = load_calibration() if calibration == "default" else calibration
+        self.calibration: dict[str, Any] | None = (
+            load_calibration() if calibration == "default"
+            else calibration if isinstance(calibration, dict) else None)
         self.threads = threads or min(2, os.cpu_count() or 1)
         self._model: Any = None
 
@@ -136,7 +139,8 @@ class LocalJudge:
             return np.zeros((0, 512), dtype=np.float32)
         return np.stack([vectors[t] for t in texts])
 
-    def raw_cosines(self, pairs: Sequence[Pair], ctx: JudgeContext | None = None) -> NDArray[np.float64]:
+    def raw_cosines(self, pairs: Sequence[Pair],
+                    ctx: JudgeContext | None = None) -> NDArray[np.float64]:
         """Cosine of each pair (vectors are unit-length, so a dot product), clipped to [-1, 1]."""
         if not pairs:
             return np.zeros(0)

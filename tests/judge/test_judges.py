@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 
@@ -109,8 +110,8 @@ def test_mapping_is_monotone_and_centre_maps_to_tau() -> None:
         centre = cal["settings"][setting]["centre"]
         assert j.map_score(centre, xl) == pytest.approx(0.7)
         grid = [j.map_score(c, xl) for c in np.linspace(-1, 1, 201)]
-        assert all(b > a for a, b in zip(grid, grid[1:], strict=False))
-        assert 0.0 < grid[0] and grid[-1] < 1.0
+        assert all(b > a for a, b in itertools.pairwise(grid))
+        assert grid[0] > 0.0 and grid[-1] < 1.0
     assert is_cross_lingual("Job Information", "职位信息")
     assert not is_cross_lingual("开灯", "关灯") and not is_cross_lingual("a", "b")
 
@@ -146,3 +147,20 @@ def test_raw_mode_clips_to_unit_interval() -> None:
     j = LocalJudge(calibration=None)
     assert j.map_score(-0.2, True) == 0.0 and j.map_score(0.5, False) == 0.5
     assert not math.isnan(j.map_score(1.0, True))
+
+
+def test_table_item_scoped_rows_win(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"pred": "a", "truth": "b", "score": 0.5}\n'
+        '{"id": "item-2", "pred": "a", "truth": "b", "score": 0.85}\n'
+        '{"id": 7, "pred": "a", "truth": "b", "score": 0.9}\n')
+    j = TableJudge(path)
+    assert j.item_scoped and j.describe()["item_scoped"]
+    ctx = _ctx(tmp_path)
+    scores = []
+    for item in (None, "item-1", "item-2", "7"):
+        ctx.item_id = item
+        v = asyncio.run(j.judge_pairs([("a", "b")], ctx))[0]
+        scores.append(v.score if v else None)
+    assert scores == [0.5, 0.5, 0.85, 0.9]

@@ -50,7 +50,7 @@ def test_exact_dedupe_and_missing(tmp_path) -> None:  # type: ignore[no-untyped-
         (["Job Info", "Alpha", "?"], ["JOB  INFO", "apple"]),
         (["Alpha", "!"], ["apple"]),  # (Alpha, apple) repeats: judged once
     ]
-    pairs, total, exact = distinct_pairs(items)
+    _, total, exact = distinct_pairs(items)
     assert (total, exact) == (8, 1)
     judge = RecordingJudge()
     build = build_matrices(items, judge, JudgeContext(cache=JudgeCache(tmp_path, "off")))
