@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from judge.cache import JudgeCache
+from judge.errors import InputError
 from judge.items import Item, check_task, items_from_dicts
 from judge.judges import Judge, JudgeContext, parse_judge_spec
-from judge.matrix import SimilarityMatrix, build_matrices_async
-from judge.runs import write_run
+from judge.matrix import SimilarityMatrix, build_matrices_async, distinct_pairs
+from judge.runs import check_out_dir, write_run
 from judge.tasks import (
     score_function_call,
     score_generation,
@@ -90,14 +91,10 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
         judge.errors.CacheMissError: a needed judge call in ``cache-only`` mode.
     """
-    from judge.errors import InputError
-
     check_task(task)
     if not 0.0 <= tau <= 1.0:
         raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
     if out is not None:
-        from judge.runs import check_out_dir
-
         check_out_dir(Path(out), overwrite)
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
@@ -110,8 +107,6 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
             raise InputError("task 'selection' needs a judge", field="judge")
         pairs_items = [(i.pred, i.truth) for i in items]
         if progress_factory is not None:
-            from judge.matrix import distinct_pairs
-
             ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]))
         build = asyncio.run(build_matrices_async(pairs_items, judge, ctx,
                                                  ids=[i.id for i in items]))

@@ -80,39 +80,33 @@ def items_from_records(records: Sequence[Record], task: str, pred_field: str | N
     pf = pred_field or DEFAULT_FIELDS[task][0]
     tf = truth_field or DEFAULT_FIELDS[task][1]
     get_pred, get_truth = EXTRACTORS[task]
-    gold: dict[str, Record] = {}
-    if gold_records is not None:
-        for r in gold_records:
-            rid = io.record_id(r, id_fields)
-            if rid in gold:
-                raise r.error(f"duplicate id {rid!r} (first at line {gold[rid].line})",
-                              ",".join(id_fields) or "id")
-            gold[rid] = r
+    id_name = ",".join(id_fields) or "id"
+    preds = _index_by_id(records, id_fields, id_name)
+    gold = _index_by_id(gold_records, id_fields, id_name) if gold_records is not None else None
     items: list[Item] = []
-    seen: dict[str, Record] = {}
+    for rid, r in preds.items():
+        g: Record | None = r if gold is None else gold.get(rid)
+        if g is None:
+            raise r.error(f"id {rid!r} has no gold record", id_name)
+        query = r.data.get("query", "")
+        items.append(Item(rid, f"{r.path}:{r.line}", get_pred(r, pf), get_truth(g, tf),
+                          query if isinstance(query, str) else ""))
+    for rid, g in (gold or {}).items():
+        if rid not in preds:
+            raise g.error(f"id {rid!r} has no prediction record", id_name)
+    return items
+
+
+def _index_by_id(records: Sequence[Record], id_fields: Sequence[str],
+                 id_name: str) -> dict[str, Record]:
+    """Records by id, in input order; a repeated id is an error naming both lines."""
+    index: dict[str, Record] = {}
     for r in records:
         rid = io.record_id(r, id_fields)
-        if rid in seen:
-            raise r.error(f"duplicate id {rid!r} (first at line {seen[rid].line})",
-                          ",".join(id_fields) or "id")
-        seen[rid] = r
-        if gold_records is not None:
-            g = gold.get(rid)
-            if g is None:
-                raise r.error(f"id {rid!r} has no gold record in {gold_records[0].path}"
-                              if gold_records else f"id {rid!r} has no gold record",
-                              ",".join(id_fields) or "id")
-            truth = get_truth(g, tf)
-        else:
-            truth = get_truth(r, tf)
-        query = r.data.get("query", "")
-        items.append(Item(rid, f"{r.path}:{r.line}", get_pred(r, pf), truth,
-                          query if isinstance(query, str) else ""))
-    if gold_records is not None:
-        for rid, g in gold.items():
-            if rid not in seen:
-                raise g.error(f"id {rid!r} has no prediction record", ",".join(id_fields) or "id")
-    return items
+        if rid in index:
+            raise r.error(f"duplicate id {rid!r} (first at line {index[rid].line})", id_name)
+        index[rid] = r
+    return index
 
 
 def load_items(data: str | Path, task: str, pred_field: str | None = None,

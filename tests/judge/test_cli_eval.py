@@ -246,6 +246,7 @@ def test_gold_join_names_one_sided_ids(tmp_path) -> None:  # type: ignore[no-unt
     code, output = _eval(pred, "--gold", gold, "--id-field", "id", "--judge", "lexical",
                          "--out", tmp_path / "run")
     assert code == 2 and re.search(r"p.jsonl:2: field 'id': id 'b' has no gold record", output)
+    assert output.count("error:") == 1
 
 
 def test_existing_out_dir_is_not_clobbered(tmp_path) -> None:  # type: ignore[no-untyped-def]
