@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import as_bool_vector, as_score_vector, check_same_length, safe_div
-from metrics.agreement import kappa_from_counts
+from metrics._validation import as_bool_vector, as_score_vector, check_same_length
 
 OBJECTIVES = ("f1", "kappa", "accuracy", "youden")
 """Objectives accepted by :func:`best_threshold`."""
@@ -67,6 +66,50 @@ def candidate_thresholds(scores: Any) -> np.ndarray:
     return (u[:-1] + u[1:]) / 2.0
 
 
+def sweep_arrays(scores: Any, labels: Any,
+                 zero_division: float = 0.0) -> dict[str, np.ndarray]:
+    """Vectorised sweep: every :class:`ThresholdPoint` field as an array over candidate τs.
+
+    Args, Raises: as :func:`threshold_sweep`.
+
+    Returns:
+        ``{"tau", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "kappa", "accuracy",
+        "tpr", "fpr", "youden"}`` → arrays of equal length, ascending in τ.
+    """
+    s = as_score_vector(scores, "scores")
+    y = as_bool_vector(labels, "labels")
+    check_same_length(s, y, "scores", "labels")
+    taus = candidate_thresholds(s)
+    n, n_pos = len(s), int(y.sum())
+    n_neg = n - n_pos
+    above = n - np.searchsorted(np.sort(s), taus, side="right")  # scores strictly above τ
+    tp = n_pos - np.searchsorted(np.sort(s[y]), taus, side="right")
+    fp = above - tp
+    fn = n_pos - tp
+    tn = n_neg - fp
+
+    def ratio(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
+        den_arr = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
+        out = np.full(num.shape, float(zero_division))
+        nz = den_arr > 0
+        out[nz] = num[nz] / den_arr[nz]
+        return out
+
+    tpr = ratio(tp.astype(np.float64), n_pos)
+    fpr = ratio(fp.astype(np.float64), n_neg)
+    po = (tp + tn) / n
+    pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / float(n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(pe < 1.0, (po - pe) / (1.0 - pe), np.nan)
+    return {
+        "tau": taus, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "precision": ratio(tp.astype(np.float64), tp + fp), "recall": tpr,
+        "f1": ratio(2.0 * tp, 2 * tp + fp + fn), "kappa": kappa,
+        "accuracy": ratio((tp + tn).astype(np.float64), n), "tpr": tpr, "fpr": fpr,
+        "youden": tpr - fpr,
+    }
+
+
 def threshold_sweep(scores: Any, labels: Any, zero_division: float = 0.0) -> list[ThresholdPoint]:
     """Evaluate every candidate threshold.
 
@@ -81,34 +124,22 @@ def threshold_sweep(scores: Any, labels: Any, zero_division: float = 0.0) -> lis
     Raises:
         ValueError: unequal lengths, bad values, fewer than two distinct scores.
     """
-    s = as_score_vector(scores, "scores")
-    y = as_bool_vector(labels, "labels")
-    check_same_length(s, y, "scores", "labels")
-    taus = candidate_thresholds(s)
-    order = np.sort(s)
-    pos_scores = np.sort(s[y])
-    n, n_pos = len(s), int(y.sum())
-    n_neg = n - n_pos
-    # number of scores strictly above each tau
-    above = n - np.searchsorted(order, taus, side="right")
-    tps = n_pos - np.searchsorted(pos_scores, taus, side="right")
-    points = []
-    for tau, a, tp in zip(taus.tolist(), above.tolist(), tps.tolist(), strict=True):
-        fp = a - tp
-        fn = n_pos - tp
-        tn = n_neg - fp
-        tpr = safe_div(tp, n_pos, zero_division)
-        fpr = safe_div(fp, n_neg, zero_division)
-        points.append(ThresholdPoint(
-            tau=float(tau), tp=tp, fp=fp, fn=fn, tn=tn,
-            precision=safe_div(tp, tp + fp, zero_division),
-            recall=tpr,
-            f1=safe_div(2 * tp, 2 * tp + fp + fn, zero_division),
-            kappa=kappa_from_counts(tp, fp, fn, tn),
-            accuracy=safe_div(tp + tn, n, zero_division),
-            tpr=tpr, fpr=fpr, youden=tpr - fpr,
-        ))
-    return points
+    a = sweep_arrays(scores, labels, zero_division)
+    ints = ("tp", "fp", "fn", "tn")
+    return [ThresholdPoint(**{k: (int(v[i]) if k in ints else float(v[i])) for k, v in a.items()})
+            for i in range(len(a["tau"]))]
+
+
+def best_index(values: np.ndarray) -> int:
+    """Index of the maximum, NaN never winning, ties to the **last** (largest τ) index.
+
+    Raises:
+        ValueError: every value is NaN.
+    """
+    v = np.where(np.isnan(values), -np.inf, values)
+    if np.all(v == -np.inf):
+        raise ValueError("objective: undefined at every candidate threshold")
+    return int(np.flatnonzero(v == v.max())[-1])
 
 
 def best_threshold(scores: Any, labels: Any, objective: str = "f1",
@@ -127,8 +158,7 @@ def best_threshold(scores: Any, labels: Any, objective: str = "f1",
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective: expected one of {OBJECTIVES}, got {objective!r}")
-    points = threshold_sweep(scores, labels, zero_division)
-    values = np.array([getattr(p, objective) for p in points], dtype=np.float64)
-    values = np.where(np.isnan(values), -np.inf, values)
-    best = values.max()
-    return points[int(np.flatnonzero(values == best)[-1])]
+    a = sweep_arrays(scores, labels, zero_division)
+    i = best_index(a[objective])
+    ints = ("tp", "fp", "fn", "tn")
+    return ThresholdPoint(**{k: (int(v[i]) if k in ints else float(v[i])) for k, v in a.items()})
