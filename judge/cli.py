@@ -57,6 +57,26 @@ def _progress() -> Iterator[Callable[[int], Callable[[int], None]]]:
         yield factory
 
 
+def _tau_from(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
+    """τ calibrated for ``judge_id`` in a calibration.json, and its provenance."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read calibration file: {exc}", path) from None
+    judges = data.get("judges") if isinstance(data, dict) else None
+    if not isinstance(judges, dict) or judge_id not in judges:
+        known = ", ".join(judges) if isinstance(judges, dict) else "none"
+        raise InputError(f"no calibration for judge {judge_id!r} (calibrated: {known})", path,
+                         field="judges")
+    tau = judges[judge_id].get("tau")
+    if not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
+        raise InputError(f"calibrated tau {tau!r} is not in [0, 1]", path, field="tau")
+    return float(tau), {"path": str(path), "sha256": file_sha256(path), "judge": judge_id,
+                        "tau": float(tau), "objective": data.get("objective")}
+
+
 def _summary_table(summary: dict[str, Any]) -> Table:
     table = Table(title=f"simjudge eval — {summary['task']} ({summary['n_items']} items)")
     table.add_column("metric")
@@ -98,6 +118,9 @@ def eval_command(
         help="Cache directory (default $SIMJUDGE_CACHE_DIR or ~/.cache/simjudge).")] = None,
     cache_mode: Annotated[str, typer.Option(
         help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
+    tau_from: Annotated[Path | None, typer.Option(
+        help="calibration.json from simjudge calibrate: use its τ for --judge "
+             "(overrides --tau).")] = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
@@ -116,6 +139,9 @@ def eval_command(
             raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
         ids = [f for spec in (id_field or []) for f in spec.split(",") if f]
         judge_obj = parse_judge_spec(judge) if task == "selection" else None
+        calibration = None
+        if tau_from is not None:
+            tau, calibration = _tau_from(tau_from, judge)
         items = load_items(data, task, pred_field, truth_field, ids, gold, where or [])
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
         run_dir = out_dir or Path("runs") / f"{stamp}-{task}"
@@ -124,6 +150,7 @@ def eval_command(
             "data": {"path": str(data), "sha256": file_sha256(data)},
             "gold": {"path": str(gold), "sha256": file_sha256(gold)} if gold else None,
             "fields": {"pred": pred_field, "truth": truth_field, "id": ids, "where": where or []},
+            "tau_from": calibration,
         }
         cache = JudgeCache(cache_dir, cache_mode)
         try:
@@ -137,6 +164,86 @@ def eval_command(
         _fail(exc)
     out.print(_summary_table(result.summary))
     out.print(f"run written to {result.run_dir}", highlight=False)
+
+
+@app.command("calibrate")
+def calibrate_command(
+    labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
+    judge: Annotated[list[str] | None, typer.Option(
+        help="Judge spec (repeat to compare judges on one chart).")] = None,
+    objective: Annotated[str, typer.Option(help="f1, kappa, accuracy or youden.")] = "f1",
+    positive_threshold: Annotated[float | None, typer.Option(
+        help="Binarise graded labels: label >= X is positive.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")] = 1000,
+    folds: Annotated[int, typer.Option(help="k for the cross-validated estimate.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds).")] = 0,
+    run: Annotated[Path | None, typer.Option(
+        help="A selection run: also plot its fuzzy P/R/F1 across τ (no judge call).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    pred_field: Annotated[str, typer.Option(help="Field of the first side.")] = "pred",
+    truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
+    label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
+    where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
+    cache_mode: Annotated[str, typer.Option(
+        help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
+) -> None:
+    """Choose τ for each judge from human-labelled pairs, with CIs, CV and plots.
+
+    Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
+    P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
+    curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
+    (default runs/<UTC time>-calibrate). Exit status 2 on bad input.
+    """
+    from judge.calibrate import run_calibration
+    from judge.judges import parse_judge_spec
+    from judge.labels import load_labels
+    from metrics import OBJECTIVES
+
+    try:
+        if objective not in OBJECTIVES:
+            raise InputError(f"unknown objective {objective!r}; expected one of "
+                             f"{', '.join(OBJECTIVES)}", field="objective")
+        if cache_mode not in CACHE_MODES:
+            raise InputError(f"unknown cache mode {cache_mode!r}", field="cache-mode")
+        if bootstrap < 0:
+            raise InputError("--bootstrap must be >= 0", field="bootstrap")
+        specs = judge or ["local"]
+        judges = [parse_judge_spec(s) for s in specs]
+        if len({j.id for j in judges}) != len(judges):
+            raise InputError("the same judge is given twice", field="judge")
+        label_set = load_labels(labels, pred_field, truth_field, label_field,
+                                positive_threshold, where or [])
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        target = out_dir or Path("runs") / f"{stamp}-calibrate"
+        cache = JudgeCache(cache_dir, cache_mode)
+        try:
+            result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
+                                     folds, seed, run, overwrite)
+        finally:
+            cache.close()
+    except (InputError, CacheMissError) as exc:
+        _fail(exc)
+    table = Table(title=f"simjudge calibrate — {len(label_set.pairs)} pairs "
+                        f"({label_set.positives} positive), objective {objective}")
+    for col in ("judge", "pairs", "ROC-AUC", "PR-AUC", "Spearman", "τ [95% CI]",
+                f"{objective} [95% CI]", f"CV {objective}"):
+        table.add_column(col)
+    for jid, r in result["judges"].items():
+        boot = r.get("bootstrap", {})
+        tci = boot.get("tau_ci95", (float("nan"),) * 2)
+        oci = boot.get("objective_ci95", (float("nan"),) * 2)
+        cv = r.get("cross_validation", {})
+        sp = r["spearman"]
+        table.add_row(jid, str(r["pairs_scored"]), f"{r['roc_auc']:.3f}", f"{r['pr_auc']:.3f}",
+                      "–" if sp is None else f"{sp:.3f}",
+                      f"{r['tau']:.3f} [{tci[0]:.3f}, {tci[1]:.3f}]",
+                      f"{r['at_tau'][objective]:.3f} [{oci[0]:.3f}, {oci[1]:.3f}]",
+                      "–" if cv.get("pooled") is None else
+                      f"{cv['mean']:.3f} ± {cv['sd'] or 0:.3f} (pooled {cv['pooled']:.3f})")
+    out.print(table)
+    out.print(f"calibration written to {target}", highlight=False)
 
 
 @cache_app.command("stats")

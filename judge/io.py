@@ -158,7 +158,12 @@ def record_id(record: Record, id_fields: Sequence[str]) -> str:
     return "/".join(_as_text(get_field(record, f)) for f in id_fields)
 
 
-def _maybe_json(record: Record, field: str, value: Any) -> Any:
+def maybe_json(record: Record, field: str, value: Any) -> Any:
+    """Decode a CSV/TSV cell holding a JSON array or object; other values pass through.
+
+    Raises:
+        InputError: the cell starts like JSON but is malformed.
+    """
     if isinstance(value, str) and record.path.endswith((".csv", ".tsv", ".tab")):
         s = value.strip()
         if s[:1] in ("[", "{"):
@@ -175,7 +180,7 @@ def string_list(record: Record, field: str) -> list[str]:
     Raises:
         InputError: missing field, not a list, or a non-string element (index named).
     """
-    value = _maybe_json(record, field, get_field(record, field))
+    value = maybe_json(record, field, get_field(record, field))
     if not isinstance(value, list):
         raise record.error(f"expected a list of strings, got {type(value).__name__}", field)
     for i, v in enumerate(value):
@@ -225,7 +230,7 @@ def text_or_list(record: Record, field: str) -> list[str]:
     Raises:
         InputError: missing field, or neither a string nor a list of strings.
     """
-    value = _maybe_json(record, field, get_field(record, field))
+    value = maybe_json(record, field, get_field(record, field))
     if isinstance(value, str):
         return [value]
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -239,7 +244,7 @@ def call_list(record: Record, field: str) -> list[dict[str, Any]]:
     Raises:
         InputError: missing field, not a list, or a malformed call (index named).
     """
-    value = _maybe_json(record, field, get_field(record, field))
+    value = maybe_json(record, field, get_field(record, field))
     if value is None:
         return []
     if not isinstance(value, list):
@@ -260,7 +265,7 @@ def label_list(record: Record, field: str) -> list[str]:
     Raises:
         InputError: missing field, not a list, or an element that is neither str nor int.
     """
-    value = _maybe_json(record, field, get_field(record, field))
+    value = maybe_json(record, field, get_field(record, field))
     if not isinstance(value, list):
         raise record.error(f"expected a list of labels, got {type(value).__name__}", field)
     out = []

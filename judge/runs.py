@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,14 @@ def check_out_dir(out: Path, overwrite: bool) -> None:
         raise InputError("output directory exists and is not empty (use --overwrite)", out)
 
 
-def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[str, Any]],
-              items: Iterable[Mapping[str, Any]], summary: Mapping[str, Any],
-              overwrite: bool = False) -> Path:
-    """Write the four run files into ``out`` atomically.
+@contextmanager
+def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
+    """Yield a hidden temporary sibling of ``out`` to fill; on success it replaces ``out``.
+
+    On any exception the temporary directory is removed and ``out`` is left as it was.
 
     Raises:
         InputError: ``out`` exists and is not empty, without ``overwrite``.
-        OSError: the filesystem refused.
     """
     out = Path(out)
     check_out_dir(out, overwrite)
@@ -60,16 +61,9 @@ def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[s
         shutil.rmtree(tmp)
     tmp.mkdir()
     try:
-        (tmp / "config.json").write_text(dumps(config, indent=2) + "\n", encoding="utf-8")
-        with open(tmp / "verdicts.jsonl", "w", encoding="utf-8") as fh:
-            for v in verdicts:
-                fh.write(dumps(v) + "\n")
-        with open(tmp / "items.jsonl", "w", encoding="utf-8") as fh:
-            for it in items:
-                fh.write(dumps(it) + "\n")
-        (tmp / "summary.json").write_text(dumps(summary, indent=2) + "\n", encoding="utf-8")
-        for name in RUN_FILES:
-            with open(tmp / name, "rb") as fh:
+        yield tmp
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
         old = None
         if out.exists():
@@ -81,4 +75,24 @@ def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[s
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out
+
+
+def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[str, Any]],
+              items: Iterable[Mapping[str, Any]], summary: Mapping[str, Any],
+              overwrite: bool = False) -> Path:
+    """Write the four run files into ``out`` atomically.
+
+    Raises:
+        InputError: ``out`` exists and is not empty, without ``overwrite``.
+        OSError: the filesystem refused.
+    """
+    with atomic_dir(Path(out), overwrite) as tmp:
+        (tmp / "config.json").write_text(dumps(config, indent=2) + "\n", encoding="utf-8")
+        with open(tmp / "verdicts.jsonl", "w", encoding="utf-8") as fh:
+            for v in verdicts:
+                fh.write(dumps(v) + "\n")
+        with open(tmp / "items.jsonl", "w", encoding="utf-8") as fh:
+            for it in items:
+                fh.write(dumps(it) + "\n")
+        (tmp / "summary.json").write_text(dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return Path(out)

@@ -44,9 +44,30 @@ def score_selection(items: Sequence[Item], matrices: Sequence[SimilarityMatrix],
         d["unmatched_pred"] = [m.pred[i] for i in r.unmatched_pred()]
         d["unmatched_truth"] = [m.truth[j] for j in r.unmatched_truth()]
         d["cells_without_verdict"] = int(np.isnan(m.scores).sum())
+        # the item's strings and similarity matrix (null = no verdict), so the run can be
+        # re-scored at another τ from this file alone, with no judge call
+        d["pred"], d["truth"] = list(m.pred), list(m.truth)
+        d["scores"] = [[None if np.isnan(x) else float(x) for x in row] for row in m.scores]
         rows.append({"id": item.id, "source": item.source, **d})
     agg = aggregate_fuzzy(results, zero_division=zero_division)
     return rows, {"tau": tau, **agg.to_dict()}
+
+
+def rescore_selection_rows(rows: Sequence[dict[str, Any]], tau: float,
+                           zero_division: float = 0.0) -> dict[str, Any]:
+    """Aggregate fuzzy metrics of a stored selection run (``items.jsonl`` rows) at another τ.
+
+    Uses each row's ``pred``, ``truth`` and ``scores`` (null = no verdict): no judge call.
+
+    Raises:
+        KeyError: a row without those fields (a run written before they were stored).
+    """
+    results = [fuzzy_match(r["pred"], r["truth"],
+                           np.array([[np.nan if x is None else x for x in row]
+                                     for row in r["scores"]], dtype=np.float64).reshape(
+                               len(r["pred"]), len(r["truth"])),
+                           tau=tau, zero_division=zero_division) for r in rows]
+    return aggregate_fuzzy(results, zero_division=zero_division).to_dict()
 
 
 def score_judgment(items: Sequence[Item],

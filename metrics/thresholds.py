@@ -125,9 +125,15 @@ def threshold_sweep(scores: Any, labels: Any, zero_division: float = 0.0) -> lis
         ValueError: unequal lengths, bad values, fewer than two distinct scores.
     """
     a = sweep_arrays(scores, labels, zero_division)
-    ints = ("tp", "fp", "fn", "tn")
-    return [ThresholdPoint(**{k: (int(v[i]) if k in ints else float(v[i])) for k, v in a.items()})
-            for i in range(len(a["tau"]))]
+    return [_point(a, i) for i in range(len(a["tau"]))]
+
+
+def _point(a: dict[str, np.ndarray], i: int) -> ThresholdPoint:
+    return ThresholdPoint(
+        tau=float(a["tau"][i]), tp=int(a["tp"][i]), fp=int(a["fp"][i]), fn=int(a["fn"][i]),
+        tn=int(a["tn"][i]), precision=float(a["precision"][i]), recall=float(a["recall"][i]),
+        f1=float(a["f1"][i]), kappa=float(a["kappa"][i]), accuracy=float(a["accuracy"][i]),
+        tpr=float(a["tpr"][i]), fpr=float(a["fpr"][i]), youden=float(a["youden"][i]))
 
 
 def best_index(values: np.ndarray) -> int:
@@ -159,6 +165,4 @@ def best_threshold(scores: Any, labels: Any, objective: str = "f1",
     if objective not in OBJECTIVES:
         raise ValueError(f"objective: expected one of {OBJECTIVES}, got {objective!r}")
     a = sweep_arrays(scores, labels, zero_division)
-    i = best_index(a[objective])
-    ints = ("tp", "fp", "fn", "tn")
-    return ThresholdPoint(**{k: (int(v[i]) if k in ints else float(v[i])) for k, v in a.items()})
+    return _point(a, best_index(a[objective]))

@@ -1,6 +1,11 @@
-"""Build examples/glossary_en_zh.jsonl from Multi-SimLex en–zh (CC-BY 4.0, Vulić et al. 2020).
+"""Build the in-repo examples from licence-clean data in ../shared/data.
 
 Usage:  python scripts/make_examples.py [--data ../shared/data]
+
+* examples/glossary_en_zh.jsonl from Multi-SimLex en–zh (CC-BY 4.0, Vulić et al. 2020);
+* examples/am2ico_word_pairs.tsv from AM2iCo en–zh dev (CC-BY 4.0, Liu et al. 2021): the
+  target words marked ``<word>…</word>`` in each context pair, with the human label
+  (T = same meaning in context → 1, F → 0).
 
 A small cross-lingual selection task like the IFPUG one (Chinese predictions, English gold):
 each item takes 4 held-out concept pairs (pair_id % 10 == 0, never used to fit the local
@@ -18,6 +23,26 @@ import random
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def make_am2ico(data: Path) -> None:
+    """Extract the marked target words of each AM2iCo dev pair with its label."""
+    import re
+
+    src = data / "am2ico_en_zh" / "dev.tsv"
+    out = REPO / "examples" / "am2ico_word_pairs.tsv"
+    word = re.compile(r"<word>(.*?)</word>")
+    with open(src, encoding="utf-8") as fh, open(out, "w", encoding="utf-8", newline="") as fo:
+        w = csv.writer(fo, delimiter="\t", lineterminator="\n")
+        w.writerow(["pred", "truth", "label", "am2ico_dev_line"])
+        for lineno, row in enumerate(csv.DictReader(fh, delimiter="\t"), start=2):
+            zh = word.search(row["context1"])
+            en = word.search(row["context2"])
+            if zh is None or en is None:
+                raise ValueError(f"{src}:{lineno}: no <word> span")
+            w.writerow([zh.group(1).strip(), en.group(1).strip(),
+                        1 if row["label"] == "T" else 0, lineno])
+    print(f"wrote {out}")
 
 
 def main() -> None:
@@ -44,6 +69,7 @@ def main() -> None:
                                  "multisimlex_pair_ids": [int(r["pair_id"]) for r in group]},
                                 ensure_ascii=False) + "\n")
     print(f"wrote {out}")
+    make_am2ico(args.data)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,302 @@
+"""τ calibration: score human-labelled pairs with judges, choose τ, quantify its uncertainty.
+
+For each judge (DESIGN.md "Calibration"):
+
+* scores for every labelled pair (normalised-equal pairs score 1.0 without a judge call, as in
+  ``eval``; pairs the judge gave no ``ok`` verdict are left out and counted);
+* ROC-AUC, PR-AUC (average precision), Spearman and Pearson against the raw labels;
+* the sweep over candidate τs (midpoints between consecutive distinct scores; a pair is
+  predicted "same" when its score is strictly greater than τ) with precision, recall, F1, κ,
+  accuracy, TPR, FPR; the chosen τ maximises the objective, ties to the larger τ;
+* a bootstrap 95 % percentile interval of τ and of the objective (resampling pairs; resamples
+  with one class are skipped and counted);
+* a stratified k-fold cross-validated estimate of the objective when τ is chosen on the other
+  folds (mean and SD over folds, and pooled over all held-out predictions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge.cache import JudgeCache
+from judge.judges import Judge, JudgeContext
+from judge.labels import LabelSet
+from metrics import (
+    best_index,
+    bootstrap_indices,
+    kappa_from_counts,
+    normalize,
+    pearson,
+    percentile_ci,
+    pr_auc,
+    roc_auc,
+    scores_from_counts,
+    spearman,
+    stratified_folds,
+    sweep_arrays,
+)
+
+
+def objective_from_counts(tp: int, fp: int, fn: int, tn: int, objective: str) -> float:
+    """The objective (``f1``, ``kappa``, ``accuracy`` or ``youden``) of a confusion matrix."""
+    if objective == "kappa":
+        return kappa_from_counts(tp, fp, fn, tn)
+    if objective == "youden":
+        tpr = tp / (tp + fn) if tp + fn else 0.0
+        fpr = fp / (fp + tn) if fp + tn else 0.0
+        return tpr - fpr
+    s = scores_from_counts(tp, tn, fp, fn)
+    return float(getattr(s, objective))
+
+
+def _confusion(scores: NDArray[np.float64], labels: NDArray[np.bool_],
+               tau: float) -> tuple[int, int, int, int]:
+    pred = scores > tau
+    return (int((pred & labels).sum()), int((pred & ~labels).sum()),
+            int((~pred & labels).sum()), int((~pred & ~labels).sum()))
+
+
+@dataclass
+class JudgeScores:
+    """A judge's scores for the labelled pairs (NaN where it gave no ``ok`` verdict)."""
+
+    judge_id: str
+    scores: NDArray[np.float64]
+    rationales: list[str]
+    judge_calls: int
+    cache_hits: int
+    describe: dict[str, Any]
+
+
+async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) -> JudgeScores:
+    n = len(labels.pairs)
+    scores = np.full(n, np.nan)
+    rationales = [""] * n
+    todo: dict[tuple[str, str], list[int]] = {}
+    for k, p in enumerate(labels.pairs):
+        if normalize(p.pred) == normalize(p.truth):
+            scores[k] = 1.0
+            rationales[k] = "exact match after normalisation"
+        else:
+            todo.setdefault((p.pred, p.truth), []).append(k)
+    pairs = list(todo)
+    verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
+    for pair, v in zip(pairs, verdicts, strict=True):
+        if v is not None and v.outcome == "ok" and v.score is not None:
+            for k in todo[pair]:
+                scores[k] = v.score
+                rationales[k] = v.rationale
+    return JudgeScores(judge.id, scores, rationales, ctx.stats.judge_calls,
+                       ctx.stats.cache_hits, judge.describe())
+
+
+def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache) -> JudgeScores:
+    """Score every labelled pair with ``judge`` (each distinct pair once, through the cache)."""
+    return asyncio.run(_score_pairs_async(labels, judge, JudgeContext(cache=cache)))
+
+
+def _finite(x: float) -> float | None:
+    return None if (x is None or (isinstance(x, float) and math.isnan(x))) else float(x)
+
+
+def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
+                    n_boot: int = 1000, folds: int = 5, seed: int = 0,
+                    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+    """Calibration statistics of one judge.
+
+    Args:
+        js: the judge's scores for ``labels``.
+        labels: the labelled pairs.
+        objective: ``f1``, ``kappa``, ``accuracy`` or ``youden``.
+        n_boot: bootstrap resamples (0 = none).
+        folds: k for the cross-validated estimate (reduced to the smaller class size if
+            needed; < 2 = none).
+        seed: random seed for the bootstrap and the folds.
+
+    Returns:
+        ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
+        ``curve.csv`` and plots).
+
+    Raises:
+        ValueError: fewer than two distinct scores or only one class among the scored pairs.
+    """
+    valid = ~np.isnan(js.scores)
+    s = js.scores[valid]
+    y = np.array([p.positive for p in labels.pairs], dtype=bool)[valid]
+    raw = np.array([p.value for p in labels.pairs], dtype=np.float64)[valid]
+    if y.all() or not y.any():
+        raise ValueError(f"judge {js.judge_id}: the pairs it scored are all of one class; "
+                         "ROC-AUC and τ are undefined")
+    sweep = sweep_arrays(s, y)
+    i = best_index(sweep[objective])
+    tau = float(sweep["tau"][i])
+    report: dict[str, Any] = {
+        "judge": js.describe,
+        "pairs_scored": int(valid.sum()), "pairs_without_verdict": int((~valid).sum()),
+        "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
+        "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
+        "spearman": _finite(spearman(s, raw)), "pearson": _finite(pearson(s, raw)),
+        "objective": objective, "tau": tau,
+        "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else _finite(float(v[i])))
+                   for k, v in sweep.items() if k != "tau"},
+    }
+    if n_boot > 0:
+        taus, objs = [], []
+        skipped = 0
+        for idx in bootstrap_indices(len(s), n_boot, seed):
+            sb, yb = s[idx], y[idx]
+            if yb.all() or not yb.any() or np.unique(sb).size < 2:
+                skipped += 1
+                continue
+            sw = sweep_arrays(sb, yb)
+            try:
+                j = best_index(sw[objective])
+            except ValueError:
+                skipped += 1
+                continue
+            taus.append(float(sw["tau"][j]))
+            objs.append(float(sw[objective][j]))
+        report["bootstrap"] = {"resamples": n_boot, "skipped": skipped, "seed": seed,
+                               "tau_ci95": percentile_ci(taus),
+                               "objective_ci95": percentile_ci(objs)}
+    k = min(folds, int(y.sum()), int((~y).sum()))
+    if k >= 2:
+        per_fold, pooled = [], np.zeros(4, dtype=int)
+        fold_taus = []
+        for test in stratified_folds(y, k, seed):
+            train = np.setdiff1d(np.arange(len(s)), test)
+            ytr, str_ = y[train], s[train]
+            if ytr.all() or not ytr.any() or np.unique(str_).size < 2:
+                continue
+            sw = sweep_arrays(str_, ytr)
+            t = float(sw["tau"][best_index(sw[objective])])
+            fold_taus.append(t)
+            c = _confusion(s[test], y[test], t)
+            pooled += np.array(c)
+            per_fold.append(objective_from_counts(*c, objective))
+        report["cross_validation"] = {
+            "folds": k, "seed": seed, "taus": fold_taus,
+            "objective_per_fold": [_finite(x) for x in per_fold],
+            "mean": _finite(float(np.nanmean(per_fold))) if per_fold else None,
+            "sd": _finite(float(np.nanstd(per_fold, ddof=1))) if len(per_fold) > 1 else None,
+            "pooled": _finite(objective_from_counts(int(pooled[0]), int(pooled[1]),
+                                                    int(pooled[2]), int(pooled[3]), objective)),
+        }
+    return report, sweep
+
+
+def run_tau_curve(rows: Sequence[dict[str, Any]], taus: Sequence[float]) -> dict[str, list[float]]:
+    """A stored selection run's macro/micro fuzzy P/R/F1 at each τ (no judge call)."""
+    from judge.tasks import rescore_selection_rows
+
+    out: dict[str, list[float]] = {k: [] for k in (
+        "macro_precision", "macro_recall", "macro_f1", "micro_precision", "micro_recall",
+        "micro_f1")}
+    for t in taus:
+        agg = rescore_selection_rows(rows, float(t))
+        for k in out:
+            out[k].append(float(agg[k]))
+    return out
+
+
+CURVE_COLUMNS = ("judge", "tau", "precision", "recall", "f1", "kappa", "accuracy", "tpr", "fpr",
+                 "youden", "tp", "fp", "fn", "tn")
+
+
+def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache,
+                    out: Any, objective: str = "f1", n_boot: int = 1000, folds: int = 5,
+                    seed: int = 0, run_dir: Any = None, overwrite: bool = False,
+                    ) -> dict[str, Any]:
+    """Calibrate each judge on ``labels`` and write the output directory atomically.
+
+    Writes ``calibration.json``, ``curve.csv``, ``threshold.png``, ``roc.png``, ``pr.png``,
+    ``plots.json`` (the data behind the plots) and, with ``run_dir``, ``run_tau.png`` (the
+    run's fuzzy macro P/R/F1 across τ from its stored scores: no judge call).
+
+    Raises:
+        judge.errors.InputError: ``out`` not empty; a judge whose scored pairs are of one
+            class or all equal; a run directory without stored scores.
+        judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
+    """
+    import csv
+    import json
+    from pathlib import Path
+
+    from judge.errors import InputError
+    from judge.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
+    from judge.runs import atomic_dir, check_out_dir, dumps
+
+    out = Path(out)
+    check_out_dir(out, overwrite)
+    reports: dict[str, Any] = {}
+    sweeps: dict[str, dict[str, NDArray[Any]]] = {}
+    for judge in judges:
+        js = score_labelled_pairs(labels, judge, cache)
+        try:
+            reports[judge.id], sweeps[judge.id] = calibrate_judge(js, labels, objective, n_boot,
+                                                                  folds, seed)
+        except ValueError as exc:
+            raise InputError(str(exc), labels.path) from None
+    result: dict[str, Any] = {
+        "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
+                   "positives": labels.positives, "graded": labels.graded,
+                   "positive_threshold": labels.positive_threshold,
+                   "max_annotators": labels.max_annotators,
+                   "inter_annotator_alpha": _finite(labels.alpha) if labels.alpha is not None
+                   else None},
+        "objective": objective, "rule": "a pair is predicted 'same' when score > tau; "
+        "candidates are midpoints between consecutive distinct scores; ties go to the larger tau",
+        "judges": reports,
+    }
+    run_rows = None
+    if run_dir is not None:
+        items_path = Path(run_dir) / "items.jsonl"
+        config_path = Path(run_dir) / "config.json"
+        try:
+            run_rows = [json.loads(x) for x in items_path.read_text(encoding="utf-8").splitlines()
+                        if x.strip()]
+            run_config = json.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read the run: {exc}", run_dir) from None
+        if run_config.get("task") != "selection" or not run_rows or "scores" not in run_rows[0]:
+            raise InputError("--run needs a selection run written by this version of "
+                             "simjudge eval (items.jsonl with stored scores)", run_dir)
+    chosen = {j: r["tau"] for j, r in reports.items()}
+    with atomic_dir(out, overwrite) as tmp:
+        with open(tmp / "curve.csv", "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(CURVE_COLUMNS)
+            for jid, sw in sweeps.items():
+                for i in range(len(sw["tau"])):
+                    w.writerow([jid, *(repr(float(sw[c][i])) if c not in ("tp", "fp", "fn", "tn")
+                                       else int(sw[c][i]) for c in CURVE_COLUMNS[1:])])
+        plots = {
+            "threshold.png": plot_thresholds(sweeps, chosen, objective, tmp / "threshold.png"),
+            "roc.png": plot_roc(sweeps, chosen, {j: r["roc_auc"] for j, r in reports.items()},
+                                tmp / "roc.png"),
+            "pr.png": plot_pr(sweeps, chosen, {j: r["pr_auc"] for j, r in reports.items()},
+                              tmp / "pr.png"),
+        }
+        if run_rows is not None:
+            run_judge = (run_config.get("judge") or {}).get("id")
+            taus = [round(float(t), 4) for t in np.linspace(0.0, 0.99, 100)]
+            curve = run_tau_curve(run_rows, taus)
+            marks = {f"run τ ({run_config.get('tau')})": float(run_config.get("tau", 0.7))}
+            if run_judge in chosen:
+                marks[f"calibrated τ ({run_judge})"] = chosen[run_judge]
+            plots["run_tau.png"] = plot_run_tau(taus, curve, marks,
+                                                f"run {Path(run_dir).name}: fuzzy scores vs τ",
+                                                tmp / "run_tau.png")
+            result["run"] = {"path": str(run_dir), "judge": run_judge,
+                             "tau": run_config.get("tau"), "judge_calls": 0,
+                             "curve": {"tau": taus, **curve}}
+        (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")
+        (tmp / "calibration.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result

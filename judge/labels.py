@@ -1,0 +1,175 @@
+"""Reading human-labelled pairs for τ calibration.
+
+A labels file (JSONL, CSV or TSV) has one row per pair — or per pair and annotator — with the
+two sides (``--pred-field``/``--truth-field``, default ``pred``/``truth``) and a label
+(``--label-field``, default ``label``):
+
+* binary: 0/1, true/false, T/F, yes/no;
+* graded: any numbers (e.g. a 0–4 similarity rating); binarised at ``positive_threshold``
+  (label ≥ threshold is positive) for precision/recall/F1, kept raw for correlations.
+
+Several annotators per pair: a list in the label cell (``[1, 0, 1]``) and/or repeated rows of the
+same pair. Binary labels are aggregated by majority (a tie is negative: a pair counts as "the
+same" only when most annotators say so); graded labels by their mean. Inter-annotator agreement
+is Krippendorff's α (nominal for binary labels, interval for graded ones).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judge import io
+from judge.errors import InputError
+from judge.io import Record
+from metrics import krippendorff_alpha
+
+_TRUE = {"1", "true", "t", "yes", "y"}
+_FALSE = {"0", "false", "f", "no", "n"}
+
+
+@dataclass(frozen=True)
+class LabelledPair:
+    """One labelled pair.
+
+    Attributes:
+        pred, truth: the two strings.
+        value: aggregated label: majority share of positives (binary) or mean grade (graded).
+        positive: the binarised label.
+        annotations: the individual annotations (1.0/0.0 for binary labels).
+        source: ``FILE:LINE`` of the first row of this pair.
+    """
+
+    pred: str
+    truth: str
+    value: float
+    positive: bool
+    annotations: tuple[float, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """All labelled pairs of a file.
+
+    Attributes:
+        pairs: the pairs, in first-seen order.
+        graded: True when any label is a number other than 0/1.
+        positive_threshold: the binarisation threshold used (None for plain majority).
+        alpha: inter-annotator Krippendorff's α, None when no pair has two annotations.
+        path, sha256: the file.
+    """
+
+    pairs: list[LabelledPair]
+    graded: bool
+    positive_threshold: float | None
+    alpha: float | None
+    path: str
+    sha256: str
+
+    @property
+    def positives(self) -> int:
+        """Number of positive pairs."""
+        return sum(p.positive for p in self.pairs)
+
+    @property
+    def max_annotators(self) -> int:
+        """Most annotations on one pair."""
+        return max(len(p.annotations) for p in self.pairs)
+
+
+def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
+    """(value, is_boolean_like) of one annotation."""
+    if isinstance(v, bool):
+        return float(v), True
+    if isinstance(v, (int, float)):
+        if not math.isfinite(v):
+            raise rec.error(f"expected a finite number, got {v!r}", field)
+        return float(v), v in (0, 1)
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in _TRUE:
+            return 1.0, True
+        if s in _FALSE:
+            return 0.0, True
+        try:
+            x = float(s)
+        except ValueError:
+            raise rec.error(f"expected a number or a boolean label (0/1, true/false, T/F), "
+                            f"got {v!r}", field) from None
+        if not math.isfinite(x):
+            raise rec.error(f"expected a finite number, got {v!r}", field)
+        return x, x in (0.0, 1.0)
+    raise rec.error(f"expected a number or a boolean label, got {type(v).__name__}", field)
+
+
+def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "truth",
+                label_field: str = "label", positive_threshold: float | None = None,
+                where: Sequence[str] = ()) -> LabelSet:
+    """Read and aggregate a labels file.
+
+    Args:
+        path: JSONL/CSV/TSV file.
+        pred_field, truth_field, label_field: field names.
+        positive_threshold: binarise labels at ``value >= threshold``; required for graded
+            labels; for binary labels the default is the majority rule (share > 0.5).
+        where: ``FIELD=VALUE`` row filters.
+
+    Raises:
+        InputError: unreadable file; a missing pair side; a label that is neither a number nor
+            a boolean (file, line and field named); graded labels without
+            ``positive_threshold``; fewer than two pairs; only one class after binarising
+            (ROC-AUC would be undefined).
+    """
+    records = io.filter_records(io.read_records(path), io.parse_where(where))
+    grouped: dict[tuple[str, str], list[float]] = {}
+    first: dict[tuple[str, str], Record] = {}
+    graded = False
+    for rec in records:
+        pair = (io.text(rec, pred_field), io.text(rec, truth_field))
+        raw = io.get_field(rec, label_field)
+        if isinstance(raw, str) and raw.strip().startswith("["):
+            raw = io.maybe_json(rec, label_field, raw)
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            raise rec.error("empty list of annotations", label_field)
+        for v in values:
+            x, boolean_like = _one_label(rec, label_field, v)
+            graded = graded or not boolean_like
+            grouped.setdefault(pair, []).append(x)
+        first.setdefault(pair, rec)
+    if len(grouped) < 2:
+        raise InputError(f"need at least two labelled pairs, found {len(grouped)}", path)
+    if graded and positive_threshold is None:
+        raise InputError("graded labels (numbers other than 0/1) need --positive-threshold "
+                         "to binarise them for precision/recall/F1", path,
+                         field=label_field)
+    pairs = []
+    for (pred, truth), anns in grouped.items():
+        value = float(np.mean(anns))
+        positive = value >= positive_threshold if positive_threshold is not None else value > 0.5
+        rec = first[(pred, truth)]
+        pairs.append(LabelledPair(pred, truth, value, bool(positive), tuple(anns),
+                                  f"{rec.path}:{rec.line}"))
+    n_pos = sum(p.positive for p in pairs)
+    if n_pos in (0, len(pairs)):
+        cls = "positive" if n_pos else "negative"
+        raise InputError(f"every pair is {cls} after binarising; ROC-AUC and the threshold "
+                         "choice are undefined with one class: add pairs of the other class"
+                         + (" or change --positive-threshold" if graded else ""), path,
+                         field=label_field)
+    alpha = None
+    width = max(len(p.annotations) for p in pairs)
+    if width >= 2:
+        data = np.full((width, len(pairs)), np.nan)
+        for j, p in enumerate(pairs):
+            data[: len(p.annotations), j] = p.annotations
+        alpha = krippendorff_alpha(data, "interval" if graded else "nominal")
+    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return LabelSet(pairs, graded, positive_threshold, alpha, str(path), sha)
