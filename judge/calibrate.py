@@ -108,7 +108,7 @@ def _finite(x: float) -> float | None:
 
 def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
                     n_boot: int = 1000, folds: int = 5, seed: int = 0,
-                    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+                    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]] | None]:
     """Calibration statistics of one judge.
 
     Args:
@@ -122,10 +122,12 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
 
     Returns:
         ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
-        ``curve.csv`` and plots).
+        ``curve.csv`` and plots). When every scored pair has the same score no threshold
+        separates anything: the report says so (``tau`` None, ROC-AUC 0.5) and ``sweep`` is
+        None.
 
     Raises:
-        ValueError: fewer than two distinct scores or only one class among the scored pairs.
+        ValueError: only one class among the scored pairs.
     """
     valid = ~np.isnan(js.scores)
     s = js.scores[valid]
@@ -134,16 +136,22 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     if y.all() or not y.any():
         raise ValueError(f"judge {js.judge_id}: the pairs it scored are all of one class; "
                          "ROC-AUC and τ are undefined")
-    sweep = sweep_arrays(s, y)
-    i = best_index(sweep[objective])
-    tau = float(sweep["tau"][i])
-    report: dict[str, Any] = {
+    base: dict[str, Any] = {
         "judge": js.describe,
         "pairs_scored": int(valid.sum()), "pairs_without_verdict": int((~valid).sum()),
         "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
         "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
         "spearman": _finite(spearman(s, raw)), "pearson": _finite(pearson(s, raw)),
-        "objective": objective, "tau": tau,
+        "objective": objective,
+    }
+    if np.unique(s).size < 2:
+        return {**base, "tau": None, "note": f"every scored pair has the score {s[0]!r}: no "
+                "threshold separates anything (the judge cannot discriminate these pairs)"}, None
+    sweep = sweep_arrays(s, y)
+    i = best_index(sweep[objective])
+    tau = float(sweep["tau"][i])
+    report: dict[str, Any] = {
+        **base, "tau": tau,
         "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else _finite(float(v[i])))
                    for k, v in sweep.items() if k != "tau"},
     }
@@ -240,10 +248,12 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     for judge in judges:
         js = score_labelled_pairs(labels, judge, cache)
         try:
-            reports[judge.id], sweeps[judge.id] = calibrate_judge(js, labels, objective, n_boot,
-                                                                  folds, seed)
+            reports[judge.id], sweep = calibrate_judge(js, labels, objective, n_boot, folds,
+                                                       seed)
         except ValueError as exc:
             raise InputError(str(exc), labels.path) from None
+        if sweep is not None:
+            sweeps[judge.id] = sweep
     result: dict[str, Any] = {
         "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
                    "positives": labels.positives, "graded": labels.graded,
@@ -268,7 +278,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         if run_config.get("task") != "selection" or not run_rows or "scores" not in run_rows[0]:
             raise InputError("--run needs a selection run written by this version of "
                              "simjudge eval (items.jsonl with stored scores)", run_dir)
-    chosen = {j: r["tau"] for j, r in reports.items()}
+    chosen = {j: r["tau"] for j, r in reports.items() if r["tau"] is not None}
     with atomic_dir(out, overwrite) as tmp:
         with open(tmp / "curve.csv", "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)

@@ -71,6 +71,10 @@ def _tau_from(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
         raise InputError(f"no calibration for judge {judge_id!r} (calibrated: {known})", path,
                          field="judges")
     tau = judges[judge_id].get("tau")
+    if tau is None:
+        raise InputError(f"τ is undefined for judge {judge_id!r}: "
+                         f"{judges[judge_id].get('note', 'no threshold was chosen')}", path,
+                         field="tau")
     if not isinstance(tau, (int, float)) or not 0.0 <= tau <= 1.0:
         raise InputError(f"calibrated tau {tau!r} is not in [0, 1]", path, field="tau")
     return float(tau), {"path": str(path), "sha256": file_sha256(path), "judge": judge_id,
@@ -236,10 +240,13 @@ def calibrate_command(
         oci = boot.get("objective_ci95", (float("nan"),) * 2)
         cv = r.get("cross_validation", {})
         sp = r["spearman"]
+        if r["tau"] is None:
+            tau_cell, obj_cell = "undefined (all scores equal)", "–"
+        else:
+            tau_cell = f"{r['tau']:.3f} [{tci[0]:.3f}, {tci[1]:.3f}]"
+            obj_cell = f"{r['at_tau'][objective]:.3f} [{oci[0]:.3f}, {oci[1]:.3f}]"
         table.add_row(jid, str(r["pairs_scored"]), f"{r['roc_auc']:.3f}", f"{r['pr_auc']:.3f}",
-                      "–" if sp is None else f"{sp:.3f}",
-                      f"{r['tau']:.3f} [{tci[0]:.3f}, {tci[1]:.3f}]",
-                      f"{r['at_tau'][objective]:.3f} [{oci[0]:.3f}, {oci[1]:.3f}]",
+                      "–" if sp is None else f"{sp:.3f}", tau_cell, obj_cell,
                       "–" if cv.get("pooled") is None else
                       f"{cv['mean']:.3f} ± {cv['sd'] or 0:.3f} (pooled {cv['pooled']:.3f})")
     out.print(table)
