@@ -47,14 +47,38 @@ def _fail(exc: Exception) -> None:
 
 
 @contextmanager
-def _progress() -> Iterator[Callable[[int], Callable[[int], None]]]:
+def _progress() -> Iterator[Callable[[int, Any], Callable[[int], None]]]:
     with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        def factory(total: int) -> Callable[[int], None]:
-            task = bar.add_task("judge", total=total)
-            return lambda n: bar.advance(task, n)
+                  TextColumn("{task.fields[live]}"), console=err, transient=True) as bar:
+        def factory(total: int, stats: Any) -> Callable[[int], None]:
+            task = bar.add_task("judge", total=total, live="")
+
+            def advance(n: int) -> None:
+                live = (f"calls {stats.judge_calls}  cache {stats.cache_hits}  tokens "
+                        f"{stats.tokens_in + stats.tokens_out}  ${stats.cost_usd:.4f}")
+                bar.update(task, advance=n, live=live)
+
+            return advance
 
         yield factory
+
+
+def _build_judge(spec: str, judges_file: Path | None, options: Any) -> Any:
+    """A judge from its spec, or by id from a judges TOML file."""
+    from judge.judges import parse_judge_spec
+    from judge.judgesfile import load_judges_file
+
+    if judges_file is None:
+        return parse_judge_spec(spec, options)
+    declared = load_judges_file(judges_file, options)
+    if spec not in declared:
+        if len(declared) == 1 and spec == "local":  # --judge left at its default
+            spec = next(iter(declared))
+        else:
+            raise InputError(f"no judge {spec!r} in {judges_file} (ids: "
+                             f"{', '.join(declared)})", field="judge")
+    real_spec, opts = declared[spec]
+    return parse_judge_spec(real_spec, opts)
 
 
 def _tau_from(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
@@ -125,14 +149,40 @@ def eval_command(
     tau_from: Annotated[Path | None, typer.Option(
         help="calibration.json from simjudge calibrate: use its τ for --judge "
              "(overrides --tau).")] = None,
+    judges_file: Annotated[Path | None, typer.Option(
+        "--judges", help="TOML file of judges; --judge then names one of its ids.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint for openai:/openai-embedding: judges.")] = None,
+    api_key_env: Annotated[str, typer.Option(
+        help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    scorer: Annotated[str, typer.Option(
+        help="Prompt scorer: entity_similarity@v1 (per pair) or entity_similarity_batch@v1 "
+             "(one call per prediction).")] = "entity_similarity@v1",
+    concurrency: Annotated[int, typer.Option(help="Judge calls in flight.")] = 16,
+    rpm: Annotated[int | None, typer.Option(help="Requests per minute limit.")] = None,
+    tpm: Annotated[int | None, typer.Option(help="Tokens per minute limit.")] = None,
+    temperature: Annotated[float, typer.Option(help="Decoding temperature.")] = 0.0,
+    seed: Annotated[int | None, typer.Option(
+        help="Decoding seed, if the server honours it.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Completion token limit.")] = None,
+    samples: Annotated[int, typer.Option(
+        help="Completions per call (n); the score is their mean.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 60.0,
+    max_retries: Annotated[int, typer.Option(
+        help="Retries with backoff for 429/5xx/timeouts.")] = 2,
+    prices: Annotated[Path | None, typer.Option(
+        help="TOML price table (USD per 1M tokens) replacing the dated default.")] = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
     Writes config.json, verdicts.jsonl, items.jsonl and summary.json atomically into --out
-    (default runs/<UTC time>-<task>), then prints the summary table. Exit status 2 on bad input.
+    (default runs/<UTC time>-<task>), then prints the summary table. Exit status: 0 when every
+    judged pair got a score, 1 when some judge calls failed (their outcomes are recorded in the
+    run), 2 on bad input.
     """
     from judge.evaluate import run_evaluation
-    from judge.judges import parse_judge_spec
+    from judge.judges import JudgeOptions
+    from judge.prices import load_prices
 
     try:
         check_task(task)
@@ -142,7 +192,17 @@ def eval_command(
         if not 0.0 <= tau <= 1.0:
             raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
         ids = [f for spec in (id_field or []) for f in spec.split(",") if f]
-        judge_obj = parse_judge_spec(judge) if task == "selection" else None
+        params: dict[str, Any] = {"temperature": temperature}
+        for k, v in (("seed", seed), ("max_tokens", max_tokens)):
+            if v is not None:
+                params[k] = v
+        if samples != 1:
+            params["n"] = samples
+        options = JudgeOptions(base_url=base_url, api_key_env=api_key_env, scorer=scorer,
+                               params=params, concurrency=concurrency, rpm=rpm, tpm=tpm,
+                               timeout_s=timeout, max_retries=max_retries,
+                               prices=load_prices(prices))
+        judge_obj = _build_judge(judge, judges_file, options) if task == "selection" else None
         calibration = None
         if tau_from is not None:
             tau, calibration = _tau_from(tau_from, judge)
@@ -168,6 +228,11 @@ def eval_command(
         _fail(exc)
     out.print(_summary_table(result.summary))
     out.print(f"run written to {result.run_dir}", highlight=False)
+    failed = sum(v for k, v in result.summary.get("outcomes", {}).items() if k != "ok")
+    if failed:
+        err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
+                  highlight=False)
+        raise typer.Exit(1)
 
 
 @app.command("calibrate")

@@ -68,7 +68,7 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
                    context: str = "", cache: JudgeCache | None = None,
                    zero_division: float = 0.0, config_extra: Mapping[str, Any] | None = None,
                    out: str | Path | None = None, overwrite: bool = False,
-                   progress_factory: Callable[[int], Callable[[int], None]] | None = None,
+                   progress_factory: Callable[[int, Any], Callable[[int], None]] | None = None,
                    ) -> EvalResult:
     """Score ``items`` for ``task`` (judging similarity for ``selection``) and optionally write
     the run directory.
@@ -85,7 +85,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         config_extra: more entries for ``config.json`` (data file hashes, CLI arguments).
         out: run directory to write atomically; None = do not write.
         overwrite: replace an existing non-empty ``out``.
-        progress_factory: ``total_units -> advance(n)`` callback factory for a progress bar.
+        progress_factory: ``(total_units, stats) -> advance(n)`` callback factory for a
+            progress bar (``stats`` is the live :class:`judge.judges.JudgeStats`).
 
     Raises:
         judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
@@ -107,7 +108,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
             raise InputError("task 'selection' needs a judge", field="judge")
         pairs_items = [(i.pred, i.truth) for i in items]
         if progress_factory is not None:
-            ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]))
+            ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]),
+                                            ctx.stats)
         build = asyncio.run(build_matrices_async(pairs_items, judge, ctx,
                                                  ids=[i.id for i in items]))
         matrices, verdicts = build.matrices, build.verdicts

@@ -46,7 +46,8 @@ def neutralise(text: str) -> str:
     return text.replace("<<<", "< < <").replace(">>>", "> > >")
 
 
-def _extract_json_object(text: str) -> dict[str, Any] | None:
+def extract_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object embedded in ``text``, or None."""
     decoder = json.JSONDecoder()
     for m in re.finditer(r"\{", text):
         try:
@@ -112,7 +113,9 @@ class Scorer:
             sections = [(parts[i], env.from_string(parts[i + 1]))
                         for i in range(1, len(parts), 2)]
             object.__setattr__(self, "_sections", sections)
-        clean = {k: neutralise(v) if isinstance(v, str) else v for k, v in variables.items()}
+        clean = {k: neutralise(v) if isinstance(v, str) else
+                 [neutralise(x) if isinstance(x, str) else x for x in v] if isinstance(v, list)
+                 else v for k, v in variables.items()}
         return [{"role": role, "content": tpl.render(**clean).strip()}
                 for role, tpl in self._sections]
 
@@ -130,7 +133,7 @@ class Scorer:
         try:
             candidates.append(json.loads(text))
         except json.JSONDecodeError:
-            obj = _extract_json_object(text)
+            obj = extract_json_object(text)
             if obj is not None:
                 candidates.append(obj)
         errors = []
@@ -161,4 +164,10 @@ def load_scorer(scorer_id: str) -> Scorer:
     path = resources.files("prompts") / name / f"{version}.jinja"
     if not path.is_file():
         raise ValueError(f"scorer: no template prompts/{name}/{version}.jinja")
-    return Scorer(name=name, version=version, template_text=path.read_text(encoding="utf-8"))
+    schema: type[BaseModel] = SimilarityOutput
+    if name.endswith("_batch"):
+        from judge.judges.llm import BatchOutput
+
+        schema = BatchOutput
+    return Scorer(name=name, version=version, template_text=path.read_text(encoding="utf-8"),
+                  schema=schema)

@@ -28,6 +28,10 @@ class Verdict(BaseModel):
         latency_s: seconds spent producing it (0 for cache hits), >= 0.
         tokens_in, tokens_out: token usage (0 when not applicable).
         cached: True when served from the cache.
+        output_mode: how the answer was requested from an LLM: ``json_schema`` (structured
+            output), ``json_object`` (JSON mode) or ``text`` (tolerant parser), after any
+            fallback; ``tool`` for LangChain's structured output; "" for non-LLM judges.
+        cost_usd: cost of the call in USD (0 for cache hits and free judges).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -46,6 +50,8 @@ class Verdict(BaseModel):
     tokens_in: int = Field(default=0, ge=0)
     tokens_out: int = Field(default=0, ge=0)
     cached: bool = False
+    output_mode: str = ""
+    cost_usd: float = Field(default=0.0, ge=0.0)
 
     @model_validator(mode="after")
     def _score_iff_ok(self) -> Verdict:

@@ -1,0 +1,303 @@
+"""Orchestration shared by prompt-based (LLM) judges: cache, concurrency, rate limits, parsing,
+failures as outcomes.
+
+For every request (one pair, or with a batch scorer one prediction against several gold items):
+
+1. render the scorer's messages and compute the cache key (DESIGN.md "Cache": backend, base_url,
+   model, decoding params, scorer id, template sha256, schema version, messages, sample index —
+   never a credential);
+2. a cache hit is re-parsed from the stored raw completion (so a parser change needs no call);
+3. a miss waits for the rate limiter and a concurrency slot, then calls the backend; the SDK
+   retries 429/5xx/timeouts with backoff and ``Retry-After``;
+4. a failure is an outcome, never a score: ``transport_error`` (after the retries), ``refused``
+   (the model declined), ``parse_error`` (no valid answer; the raw text is kept);
+5. only fully parsed answers are cached, immediately after each call, so an interrupted run
+   loses no completed call and a rerun retries exactly the failed ones.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from judge.cache import cache_key
+from judge.judges.base import JudgeContext, Pair
+from judge.prices import Price
+from judge.ratelimit import RateLimiter
+from judge.scorer import ParseError, Scorer, extract_json_object
+from judge.verdict import Outcome, Verdict
+
+DEFAULT_CONCURRENCY = 16
+
+
+class BatchItem(BaseModel):
+    """One gold item's answer inside a batch answer (1-based ``index``)."""
+
+    index: int
+    score: float = Field(ge=0.0, le=1.0)
+    rationale: str = ""
+
+
+class BatchOutput(BaseModel):
+    """Output schema of ``entity_similarity_batch``: ``{"scores": [{index, score, rationale}]}``."""
+
+    scores: list[BatchItem]
+
+
+@dataclass
+class CallResult:
+    """What a backend call returned.
+
+    Attributes:
+        texts: the completion text of each choice (several when ``n`` > 1).
+        tokens_in, tokens_out: usage reported by the server.
+        refusal: the model's refusal message, if it refused.
+        mode: the output mode finally used (``json_schema``, ``json_object``, ``text``,
+            ``tool``).
+        finish_reason: the first choice's finish reason.
+    """
+
+    texts: list[str]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    refusal: str | None = None
+    mode: str = "text"
+    finish_reason: str | None = None
+
+
+class TransportError(Exception):
+    """The backend could not be reached or kept failing after its retries."""
+
+
+@dataclass
+class Request:
+    """One call: a prediction and the gold item(s) it is judged against."""
+
+    pred: str
+    truths: list[str]
+    messages: list[dict[str, str]]
+    key: str = ""
+
+
+@dataclass
+class LLMJudgeConfig:
+    """Settings common to LLM judges.
+
+    Attributes:
+        model: model name as the server knows it.
+        scorer: prompt scorer (pairwise ``entity_similarity`` or ``entity_similarity_batch``).
+        params: decoding parameters sent with every call (temperature, seed, max_tokens, n, …).
+        base_url: OpenAI-compatible endpoint, or None for the provider's default.
+        concurrency: maximum calls in flight (>= 1).
+        rpm, tpm: optional requests/tokens per minute limits.
+        price: USD per 1M tokens for this model, or None (unpriced: cost 0).
+    """
+
+    model: str
+    scorer: Scorer
+    params: dict[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    rpm: int | None = None
+    tpm: int | None = None
+    price: Price | None = None
+
+
+def is_batch(scorer: Scorer) -> bool:
+    """True for scorers that judge one prediction against several gold items per call."""
+    return scorer.name.endswith("_batch")
+
+
+class LLMJudge(abc.ABC):
+    """Base class of prompt judges; subclasses implement :meth:`call` (and ``backend``)."""
+
+    backend = "llm"
+
+    def __init__(self, judge_id: str, config: LLMJudgeConfig) -> None:
+        if config.concurrency < 1:
+            raise ValueError(f"concurrency: must be >= 1, got {config.concurrency}")
+        self.id = judge_id
+        self.config = config
+        self.limiter = RateLimiter(config.rpm, config.tpm)
+        self._semaphore: asyncio.Semaphore | None = None
+
+    # ------------------------------------------------------------ to override
+    @abc.abstractmethod
+    async def call(self, messages: list[dict[str, str]]) -> CallResult:
+        """Send one request; raise :class:`TransportError` when it finally fails."""
+
+    def identity(self) -> dict[str, Any]:
+        """The parts of the cache key that identify this backend and model (no credentials)."""
+        return {"backend": self.backend, "base_url": self.config.base_url,
+                "model": self.config.model, "params": self.config.params}
+
+    # ---------------------------------------------------------------- helpers
+    def describe(self) -> dict[str, Any]:
+        """Identity for ``config.json`` (never a credential)."""
+        c = self.config
+        return {"id": self.id, **self.identity(), "scorer": c.scorer.id,
+                "template_sha256": c.scorer.template_sha256,
+                "schema_version": c.scorer.schema_version, "concurrency": c.concurrency,
+                "rpm": c.rpm, "tpm": c.tpm,
+                "price_usd_per_1m": None if c.price is None else
+                {"input": c.price.input, "output": c.price.output, "as_of": c.price.as_of}}
+
+    def requests_for(self, pairs: Sequence[Pair], context: str) -> list[Request]:
+        """Group pairs into requests (one per pair, or one per prediction for batch scorers)."""
+        scorer = self.config.scorer
+        if is_batch(scorer):
+            by_pred: dict[str, list[str]] = {}
+            for p, t in pairs:
+                by_pred.setdefault(p, []).append(t)
+            reqs = [Request(p, ts, scorer.render(pred=p, truths=ts, context=context))
+                    for p, ts in by_pred.items()]
+        else:
+            reqs = [Request(p, [t], scorer.render(pred=p, truth=t, context=context))
+                    for p, t in pairs]
+        for r in reqs:
+            r.key = cache_key(**self.identity(), scorer=scorer.id,
+                              template_sha256=scorer.template_sha256,
+                              schema_version=scorer.schema_version, messages=r.messages,
+                              sample=0)
+        return reqs
+
+    def work_units(self, pairs: Sequence[Pair]) -> int:
+        """One unit per request."""
+        if is_batch(self.config.scorer):
+            return len({p for p, _ in pairs})
+        return len(pairs)
+
+    def _verdict(self, req: Request, truth: str, outcome: Outcome, *, score: float | None = None,
+                 rationale: str = "", raw: str = "", latency: float = 0.0, tokens: tuple[int, int]
+                 = (0, 0), cached: bool = False, mode: str = "", cost: float = 0.0) -> Verdict:
+        share = len(req.truths)
+        return Verdict(pred=req.pred, truth=truth, score=score, rationale=rationale,
+                       outcome=outcome, raw=raw, judge_id=self.id, scorer=self.config.scorer.id,
+                       template_sha256=self.config.scorer.template_sha256, cache_key=req.key,
+                       latency_s=latency, tokens_in=tokens[0] // share,
+                       tokens_out=tokens[1] // share, cached=cached, output_mode=mode,
+                       cost_usd=cost / share)
+
+    def parse(self, req: Request, texts: list[str]) -> dict[str, tuple[float, str] | str]:
+        """Map each gold item of ``req`` to ``(score, rationale)`` or a parse-error message.
+
+        With several choices (``n`` > 1) a gold item's score is the mean over the choices that
+        answered it.
+        """
+        per_truth: dict[str, list[tuple[float, str]]] = {t: [] for t in req.truths}
+        errors: list[str] = []
+        for text in texts:
+            try:
+                if is_batch(self.config.scorer):
+                    for t, ans in self._parse_batch(req, text).items():
+                        per_truth[t].append(ans)
+                else:
+                    out = self.config.scorer.parse(text)
+                    per_truth[req.truths[0]].append((float(out.score),  # type: ignore[attr-defined]
+                                                     str(out.rationale)))  # type: ignore[attr-defined]
+            except ParseError as exc:
+                errors.append(str(exc))
+        result: dict[str, tuple[float, str] | str] = {}
+        for t, answers in per_truth.items():
+            if answers:
+                result[t] = (sum(a[0] for a in answers) / len(answers), answers[0][1])
+            else:
+                result[t] = errors[0] if errors else "the answer has no score for this item"
+        return result
+
+    def _parse_batch(self, req: Request, text: str) -> dict[str, tuple[float, str]]:
+
+        obj: Any
+        try:
+            obj = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
+        except json.JSONDecodeError:
+            obj = extract_json_object(text)
+        if obj is None:
+            raise ParseError("unparseable judge output: no JSON object found")
+        try:
+            parsed = BatchOutput.model_validate(obj)
+        except ValidationError as exc:
+            raise ParseError(f"unparseable judge output: {exc.errors()[0].get('msg')}") from None
+        out: dict[str, tuple[float, str]] = {}
+        for item in parsed.scores:
+            if 1 <= item.index <= len(req.truths):
+                out.setdefault(req.truths[item.index - 1], (item.score, item.rationale))
+        return out
+
+    # ------------------------------------------------------------ orchestration
+    async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
+        """Judge every pair (see module docstring); the result is aligned with ``pairs``."""
+        self._semaphore = asyncio.Semaphore(self.config.concurrency)
+        reqs = self.requests_for(pairs, ctx.context)
+        results = await asyncio.gather(*(self._run(r, ctx) for r in reqs))
+        by_pair: dict[Pair, Verdict] = {}
+        for req, verdicts in zip(reqs, results, strict=True):
+            for v in verdicts:
+                by_pair[(req.pred, v.truth)] = v
+        return [by_pair.get(p) for p in pairs]
+
+    async def _run(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
+        try:
+            return await self._run_inner(req, ctx)
+        finally:
+            ctx.advance(1)
+
+    async def _run_inner(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
+        hit = ctx.cache.get(req.key)
+        if hit is not None:
+            ctx.stats.cache_hits += 1
+            parsed = self.parse(req, list(hit["texts"]))
+            return [self._verdict(req, t, "ok", score=a[0], rationale=a[1],
+                                  raw=_raw(hit["texts"]), cached=True, mode=hit.get("mode", ""))
+                    if isinstance(a, tuple) else
+                    self._verdict(req, t, "parse_error", rationale=a, raw=_raw(hit["texts"]),
+                                  cached=True, mode=hit.get("mode", ""))
+                    for t, a in parsed.items()]
+        estimate = sum(len(m["content"]) for m in req.messages) // 3 + int(
+            self.config.params.get("max_tokens") or 256)
+        await self.limiter.acquire(estimate)
+        assert self._semaphore is not None
+        async with self._semaphore:
+            t0 = time.perf_counter()
+            try:
+                res = await self.call(req.messages)
+            except TransportError as exc:
+                latency = time.perf_counter() - t0
+                ctx.stats.judge_calls += 1
+                return [self._verdict(req, t, "transport_error", rationale=str(exc),
+                                      latency=latency) for t in req.truths]
+            latency = time.perf_counter() - t0
+        ctx.stats.judge_calls += 1
+        ctx.stats.tokens_in += res.tokens_in
+        ctx.stats.tokens_out += res.tokens_out
+        cost = self.config.price.cost(res.tokens_in, res.tokens_out) if self.config.price else 0.0
+        ctx.stats.cost_usd += cost
+        tokens = (res.tokens_in, res.tokens_out)
+        raw = _raw(res.texts)
+        if res.refusal is not None:
+            return [self._verdict(req, t, "refused", rationale=res.refusal, raw=raw,
+                                  latency=latency, tokens=tokens, mode=res.mode, cost=cost)
+                    for t in req.truths]
+        parsed = self.parse(req, res.texts)
+        if all(isinstance(a, tuple) for a in parsed.values()):
+            ctx.cache.set(req.key, {"texts": res.texts, "tokens_in": res.tokens_in,
+                                    "tokens_out": res.tokens_out, "mode": res.mode,
+                                    "finish_reason": res.finish_reason,
+                                    "model": self.config.model, "messages": req.messages})
+        return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=raw, latency=latency,
+                              tokens=tokens, mode=res.mode, cost=cost)
+                if isinstance(a, tuple) else
+                self._verdict(req, t, "parse_error", rationale=a, raw=raw, latency=latency,
+                              tokens=tokens, mode=res.mode, cost=cost)
+                for t, a in parsed.items()]
+
+
+def _raw(texts: Sequence[str]) -> str:
+    return texts[0] if len(texts) == 1 else json.dumps(list(texts), ensure_ascii=False)
