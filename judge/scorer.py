@@ -123,7 +123,8 @@ class Scorer:
         """Parse a completion into the output schema, tolerantly.
 
         Tries, in order: the whole text as JSON (code fences stripped), the first JSON object
-        inside the text, and finally a ``score: <number>`` pattern.
+        inside the text, and finally — only for prose without any ``{`` — a
+        ``score: <number>`` pattern.
 
         Raises:
             ParseError: nothing valid found, or the score is outside [0, 1] (never clipped).
@@ -142,7 +143,10 @@ class Scorer:
                 return self.schema.model_validate(cand)
             except ValidationError as exc:
                 errors.append(exc.errors()[0].get("msg", str(exc)))
-        m = _SCORE_FALLBACK.search(text)
+        # "score: 0.8" in plain prose only: text that opens a JSON object but does not parse is
+        # broken JSON (e.g. truncated '{"score": 0.'), and reading a number out of it would
+        # turn a failure into a score
+        m = _SCORE_FALLBACK.search(text) if "{" not in text else None
         if m and not candidates:
             try:
                 return self.schema.model_validate({"score": float(m.group(1)), "rationale": text})

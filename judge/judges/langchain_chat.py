@@ -45,6 +45,10 @@ class LangChainJudge(LLMJudge):
         return {**super().identity(), "provider_model": self.provider_model,
                 "method": self.method}
 
+    async def aclose(self) -> None:
+        """Drop the model: its HTTP client belongs to the event loop of this run."""
+        self._runnable = None
+
     def _get_runnable(self) -> Any:
         if self._runnable is None:
             from langchain.chat_models import init_chat_model

@@ -138,6 +138,9 @@ class LLMJudge(abc.ABC):
         return {"backend": self.backend, "base_url": self.config.base_url,
                 "model": self.config.model, "params": self.config.params}
 
+    async def aclose(self) -> None:
+        """Release per-run resources (HTTP clients bound to this event loop); override."""
+
     # ---------------------------------------------------------------- helpers
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (never a credential)."""
@@ -236,7 +239,10 @@ class LLMJudge(abc.ABC):
         """Judge every pair (see module docstring); the result is aligned with ``pairs``."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
         reqs = self.requests_for(pairs, ctx.context)
-        results = await asyncio.gather(*(self._run(r, ctx) for r in reqs))
+        try:
+            results = await asyncio.gather(*(self._run(r, ctx) for r in reqs))
+        finally:
+            await self.aclose()
         by_pair: dict[Pair, Verdict] = {}
         for req, verdicts in zip(reqs, results, strict=True):
             for v in verdicts:

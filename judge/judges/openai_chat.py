@@ -93,6 +93,12 @@ class OpenAIJudge(LLMJudge):
                 max_retries=self.max_retries)
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client (it belongs to the event loop of this run)."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
     def describe(self) -> dict[str, Any]:
         """Identity plus the key's variable name (never its value) and the output mode."""
         return {**super().describe(), "api_key_env": self.api_key_env,

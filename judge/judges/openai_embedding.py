@@ -111,7 +111,12 @@ class OpenAIEmbeddingJudge:
         self._errors: dict[str, str] = {}
         t0 = time.perf_counter()
         strings = list(dict.fromkeys(s for p in pairs for s in p))
-        vecs = await self._embed(strings, ctx)
+        try:
+            vecs = await self._embed(strings, ctx)
+        finally:
+            if self._client is not None:
+                await self._client.close()
+                self._client = None
         per = (time.perf_counter() - t0) / max(1, len(pairs))
         out: list[Verdict | None] = []
         for p, t in pairs:

@@ -32,3 +32,10 @@ def test_parses(raw: str, score: float, rationale: str) -> None:
 def test_failures_are_parse_errors_never_scores(raw: str) -> None:
     with pytest.raises(ParseError):
         S.parse(raw)
+
+
+@pytest.mark.parametrize("raw", ['{"score": 0.', '{"score": 0', '{"score": 1, "rationale": "cut',
+                                 'Here: {"score": 0.'])
+def test_truncated_json_is_never_read_as_a_score(raw: str) -> None:
+    with pytest.raises(ParseError):
+        S.parse(raw)
