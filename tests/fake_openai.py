@@ -11,6 +11,7 @@ Not a mock of the SDK: the real ``openai`` client talks HTTP to it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -135,10 +136,8 @@ class FakeOpenAIServer:
         for k, v in (headers or {}).items():
             handler.send_header(k, v)
         handler.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             handler.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         if not h.path.endswith("/chat/completions"):

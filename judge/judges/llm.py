@@ -138,7 +138,7 @@ class LLMJudge(abc.ABC):
         return {"backend": self.backend, "base_url": self.config.base_url,
                 "model": self.config.model, "params": self.config.params}
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release here
         """Release per-run resources (HTTP clients bound to this event loop); override."""
 
     # ---------------------------------------------------------------- helpers

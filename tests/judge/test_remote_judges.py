@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -138,7 +137,7 @@ def test_faults_become_outcomes_and_only_successes_are_cached(tmp_path) -> None:
     cfg = FakeServerConfig(fault_rate=0.2, timeout_sleep_s=1.0, seed=7)
     srv = FakeOpenAIServer(cfg).start()
     judge = _judge(srv, concurrency=64, timeout_s=0.5, max_retries=2)
-    verdicts, ctx = _run(judge, pairs, tmp_path)
+    verdicts, _ = _run(judge, pairs, tmp_path)
     assert all(v is not None for v in verdicts)  # every pair scored or recorded
     outcomes = {o: sum(v.outcome == o for v in verdicts) for o in
                 ("ok", "parse_error", "transport_error", "refused")}
