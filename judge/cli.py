@@ -156,9 +156,12 @@ def eval_command(
     api_key_env: Annotated[str, typer.Option(
         help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
     scorer: Annotated[str, typer.Option(
-        help="Prompt scorer: entity_similarity@v1 (per pair) or entity_similarity_batch@v1 "
-             "(one call per prediction).")] = "entity_similarity@v1",
+        help="Prompt scorer: entity_similarity@v1 (one call per pair) or "
+             "entity_similarity_batch@v1 (one call per string of the smaller side, up to "
+             "--max-batch items).")] = "entity_similarity@v1",
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight.")] = 16,
+    max_batch: Annotated[int, typer.Option(
+        help="Most items per request with the batch scorer.")] = 20,
     rpm: Annotated[int | None, typer.Option(help="Requests per minute limit.")] = None,
     tpm: Annotated[int | None, typer.Option(help="Tokens per minute limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Decoding temperature.")] = 0.0,
@@ -172,6 +175,12 @@ def eval_command(
         help="Retries with backoff for 429/5xx/timeouts.")] = 2,
     prices: Annotated[Path | None, typer.Option(
         help="TOML price table (USD per 1M tokens) replacing the dated default.")] = None,
+    http: Annotated[str, typer.Option(
+        help="openai: HTTP transport: auto (aiohttp when installed), aiohttp or httpx.")
+    ] = "auto",
+    structured_method: Annotated[str | None, typer.Option(
+        help="langchain: judges: with_structured_output method (json_schema, "
+             "function_calling, json_mode).")] = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
@@ -199,9 +208,10 @@ def eval_command(
         if samples != 1:
             params["n"] = samples
         options = JudgeOptions(base_url=base_url, api_key_env=api_key_env, scorer=scorer,
-                               params=params, concurrency=concurrency, rpm=rpm, tpm=tpm,
+                               params=params, concurrency=concurrency, max_batch=max_batch,
+                               rpm=rpm, tpm=tpm,
                                timeout_s=timeout, max_retries=max_retries,
-                               prices=load_prices(prices))
+                               prices=load_prices(prices), method=structured_method, http=http)
         judge_obj = _build_judge(judge, judges_file, options) if task == "selection" else None
         calibration = None
         if tau_from is not None:

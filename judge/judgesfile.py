@@ -30,7 +30,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 _KNOWN = {"id", "backend", "model", "base_url", "api_key_env", "scorer", "concurrency", "rpm",
-          "tpm", "timeout_s", "max_retries", "params", "method"}
+          "tpm", "timeout_s", "max_retries", "params", "method", "max_batch", "http"}
 _SECRETS = ("api_key", "key", "token", "secret", "password", "authorization")
 
 
@@ -84,7 +84,8 @@ def load_judges_file(path: str | Path, defaults: JudgeOptions | None = None,
                              field=f"{where}.params")
         opts = replace(base, judge_id=jid, params=dict(params),
                        **{k: e[k] for k in ("base_url", "api_key_env", "scorer", "concurrency",
-                                            "rpm", "tpm", "timeout_s", "max_retries", "method")
+                                            "rpm", "tpm", "timeout_s", "max_retries", "method",
+                                            "max_batch", "http")
                           if k in e})
         out[jid] = (spec, opts)
     return out

@@ -11,6 +11,7 @@ Not a mock of the SDK: the real ``openai`` client talks HTTP to it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -18,12 +19,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("429", "500", "timeout", "truncated", "refusal")
-_ITEM = re.compile(r"<<<(PRED_ITEM|GOLD_ITEM(?: \d+)?)\n(.*?)\n(?:PRED_ITEM|GOLD_ITEM(?: \d+)?)>>>",
-                   re.S)
+_ITEM = re.compile(r"<<<(PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)\n(.*?)\n"
+                   r"(?:PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)>>>", re.S)
 
 
 def fake_score(pred: str, truth: str) -> float:
@@ -75,7 +75,9 @@ class FakeOpenAIServer:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.config.seed)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.Thread()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -84,36 +86,60 @@ class FakeOpenAIServer:
         self.stop()
 
     def start(self, port: int = 0) -> FakeOpenAIServer:
-        """Serve on 127.0.0.1 (``port`` 0 = any free port) in a daemon thread."""
-        server = self
+        """Serve on 127.0.0.1 (``port`` 0 = any free port) from an asyncio loop in a thread."""
+        ready = threading.Event()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
 
-            def log_message(self, *args: object) -> None:
-                pass
+            async def serve() -> None:
+                self._server = await asyncio.start_server(self._connection, "127.0.0.1", port,
+                                                          backlog=512)
+                self.base_url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}/v1"
+                ready.set()
+                async with self._server:
+                    await self._server.serve_forever()
 
-            def do_POST(self) -> None:
-                n = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(n) or b"{}")
-                server._handle(self, body)
+            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+                loop.run_until_complete(serve())
 
-        class Server(ThreadingHTTPServer):
-            def handle_error(self, request: object, client_address: object) -> None:
-                pass  # clients that gave up (timeouts) reset their connections: expected
-
-        self._server = Server(("127.0.0.1", port), Handler)
-        self._server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
         return self
 
     def stop(self) -> None:
         """Shut the server down."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        if self._server is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._server.close)
+            for task in asyncio.all_tasks(self._loop):
+                self._loop.call_soon_threadsafe(task.cancel)
+            self._thread.join(5)
             self._server = None
+
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        """HTTP/1.1 with keep-alive: one request after another until the client closes."""
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                path = lines[0].split(" ")[1]
+                headers = {k.strip().lower(): v.strip() for k, _, v in
+                           (ln.partition(":") for ln in lines[1:] if ln)}
+                n = int(headers.get("content-length", 0))
+                body = json.loads(await reader.readexactly(n) or b"{}") if n else {}
+                code, obj, extra = await self._answer(path, body)
+                data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+                hdrs = "".join(f"{k}: {v}\r\n" for k, v in extra.items())
+                writer.write(f"HTTP/1.1 {code} X\r\ncontent-type: application/json\r\n"
+                             f"content-length: {len(data)}\r\n{hdrs}\r\n".encode() + data)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            writer.close()
 
     # ------------------------------------------------------------------ answers
     def _draw(self) -> str:
@@ -126,53 +152,37 @@ class FakeOpenAIServer:
         with self._lock:
             self.log.append(LoggedRequest(time.time(), path, body, response))
 
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, code: int, obj: dict[str, Any],
-              headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
-        data = raw if raw is not None else json.dumps(obj).encode()
-        handler.send_response(code)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(data)))
-        for k, v in (headers or {}).items():
-            handler.send_header(k, v)
-        handler.end_headers()
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            handler.wfile.write(data)
-
-    def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
-        if not h.path.endswith("/chat/completions"):
-            self._record(h.path, body, "404")
-            self._send(h, 404, {"error": {"message": "unknown route"}})
-            return
+    async def _answer(self, path: str, body: dict[str, Any],
+                      ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        if not path.endswith("/chat/completions"):
+            self._record(path, body, "404")
+            return 404, {"error": {"message": "unknown route"}}, {}
         fmt = (body.get("response_format") or {}).get("type")
         if fmt in self.config.reject_formats:
-            self._record(h.path, body, "rejected-format")
-            self._send(h, 400, {"error": {"message": f"response_format type {fmt} is not "
-                                          "supported by this server", "type": "invalid_request"}})
-            return
+            self._record(path, body, "rejected-format")
+            return 400, {"error": {"message": f"response_format type {fmt} is not supported "
+                                   "by this server", "type": "invalid_request"}}, {}
         kind = self._draw()
-        self._record(h.path, body, kind)
+        self._record(path, body, kind)
         if self.config.latency_s:
-            time.sleep(self.config.latency_s)
+            await asyncio.sleep(self.config.latency_s)
         if kind == "429":
-            self._send(h, 429, {"error": {"message": "rate limited"}},
-                       {"retry-after-ms": "20", "retry-after": "0"})
-            return
+            return 429, {"error": {"message": "rate limited"}}, {"retry-after-ms": "20",
+                                                                  "retry-after": "0"}
         if kind == "500":
-            self._send(h, 500, {"error": {"message": "internal error"}})
-            return
+            return 500, {"error": {"message": "internal error"}}, {}
         if kind == "timeout":
-            time.sleep(self.config.timeout_sleep_s)
+            await asyncio.sleep(self.config.timeout_sleep_s)
         user = next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
         items = _ITEM.findall(user)
-        pred = next((v for k, v in items if k == "PRED_ITEM"), "")
-        truths = [v for k, v in items if k.startswith("GOLD_ITEM")]
+        pred = next((v for k, v in items if k in ("PRED_ITEM", "ANCHOR")), "")
+        truths = [v for k, v in items if k == "GOLD_ITEM" or k.startswith("ITEM ")]
         if kind == "refusal":
             message: dict[str, Any] = {"role": "assistant", "content": None,
                                        "refusal": "I can't help with that."}
         elif kind == "truncated":
             message = {"role": "assistant", "content": '{"score": 0.'}
-        elif len(truths) > 1 or "GOLD_ITEM 1" in user:
+        elif "<<<ITEM 1" in user:
             scores = [{"index": i + 1, "score": fake_score(pred, t), "rationale": "fake"}
                       for i, t in enumerate(truths)]
             if self.config.batch_drop_last:
@@ -185,11 +195,29 @@ class FakeOpenAIServer:
                 ensure_ascii=False)}
         n = int(body.get("n", 1) or 1)
         prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
-        self._send(h, 200, {
+        return 200, {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": i, "message": message,
                          "finish_reason": "stop"} for i in range(n)],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20 * n,
                       "total_tokens": prompt_tokens + 20 * n},
-        })
+        }, {}
+
+def main() -> None:
+    """``python -m tests.fake_openai --latency 0.1``: serve until killed; prints the base URL."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--fault-rate", type=float, default=0.0)
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args()
+    srv = FakeOpenAIServer(FakeServerConfig(latency_s=args.latency,
+                                            fault_rate=args.fault_rate)).start(args.port)
+    print(srv.base_url, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

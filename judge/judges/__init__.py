@@ -34,12 +34,15 @@ class JudgeOptions:
         scorer: ``name@version`` of the prompt scorer.
         params: decoding parameters (temperature, seed, max_tokens, n…).
         concurrency: calls in flight (default 16).
+        max_batch: most items per request with a batch scorer (default 20).
         rpm, tpm: requests/tokens per minute limits (None = unlimited).
         timeout_s: per-request timeout in seconds.
         max_retries: SDK retries with backoff for 429/5xx/timeouts.
         prices: model → :class:`judge.prices.Price` (USD per 1M tokens).
         judge_id: id to record instead of the spec (from a judges TOML file).
         method: LangChain structured-output method, if not the provider default.
+        http: HTTP transport of the openai SDK: ``auto`` (aiohttp when installed), ``aiohttp``
+            or ``httpx``.
     """
 
     base_url: str | None = None
@@ -47,6 +50,7 @@ class JudgeOptions:
     scorer: str = "entity_similarity@v1"
     params: dict[str, Any] = field(default_factory=lambda: {"temperature": 0.0})
     concurrency: int = 16
+    max_batch: int = 20
     rpm: int | None = None
     tpm: int | None = None
     timeout_s: float = 60.0
@@ -54,6 +58,7 @@ class JudgeOptions:
     prices: dict[str, Price] = field(default_factory=dict)
     judge_id: str | None = None
     method: str | None = None
+    http: str = "auto"
 
 
 def _llm_config(model: str, options: JudgeOptions) -> Any:
@@ -69,6 +74,7 @@ def _llm_config(model: str, options: JudgeOptions) -> Any:
                          field="concurrency")
     return LLMJudgeConfig(model=model, scorer=scorer, params=dict(options.params),
                           base_url=options.base_url, concurrency=options.concurrency,
+                          max_batch=options.max_batch,
                           rpm=options.rpm, tpm=options.tpm, price=options.prices.get(model))
 
 
@@ -104,7 +110,8 @@ def parse_judge_spec(spec: str, options: JudgeOptions | None = None) -> Judge:
         from judge.judges.openai_chat import OpenAIJudge
 
         return OpenAIJudge(jid, _llm_config(rest, options), api_key_env=options.api_key_env,
-                           timeout_s=options.timeout_s, max_retries=options.max_retries)
+                           timeout_s=options.timeout_s, max_retries=options.max_retries,
+                           http=options.http)
     if backend == "langchain":
         if ":" not in rest:
             raise InputError(f"judge spec {spec!r}: expected langchain:PROVIDER:MODEL",

@@ -78,12 +78,20 @@ class TransportError(Exception):
 
 @dataclass
 class Request:
-    """One call: a prediction and the gold item(s) it is judged against."""
+    """One call: an anchor string and the item(s) of the other side it is judged against.
 
-    pred: str
-    truths: list[str]
+    For the pairwise scorer the anchor is the prediction and ``items`` holds one gold item.
+    """
+
+    anchor: str
+    items: list[str]
     messages: list[dict[str, str]]
+    anchor_is_pred: bool = True
     key: str = ""
+
+    def pair(self, item: str) -> Pair:
+        """The ``(pred, truth)`` pair of one item."""
+        return (self.anchor, item) if self.anchor_is_pred else (item, self.anchor)
 
 
 @dataclass
@@ -96,6 +104,7 @@ class LLMJudgeConfig:
         params: decoding parameters sent with every call (temperature, seed, max_tokens, n, …).
         base_url: OpenAI-compatible endpoint, or None for the provider's default.
         concurrency: maximum calls in flight (>= 1).
+        max_batch: most items of the other side in one batch request.
         rpm, tpm: optional requests/tokens per minute limits.
         price: USD per 1M tokens for this model, or None (unpriced: cost 0).
     """
@@ -105,6 +114,7 @@ class LLMJudgeConfig:
     params: dict[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
+    max_batch: int = 20
     rpm: int | None = None
     tpm: int | None = None
     price: Price | None = None
@@ -153,17 +163,29 @@ class LLMJudge(abc.ABC):
                 {"input": c.price.input, "output": c.price.output, "as_of": c.price.as_of}}
 
     def requests_for(self, pairs: Sequence[Pair], context: str) -> list[Request]:
-        """Group pairs into requests (one per pair, or one per prediction for batch scorers)."""
+        """Group pairs into requests: one per pair, or for batch scorers one per anchor string
+        and up to ``max_batch`` items of the other side. The anchor side is the one with fewer
+        distinct strings (IFPUG: 8 gold names against 167 predicted ones), so a batch run
+        needs as few requests as the data allows."""
         scorer = self.config.scorer
-        if is_batch(scorer):
-            by_pred: dict[str, list[str]] = {}
-            for p, t in pairs:
-                by_pred.setdefault(p, []).append(t)
-            reqs = [Request(p, ts, scorer.render(pred=p, truths=ts, context=context))
-                    for p, ts in by_pred.items()]
-        else:
+        if not is_batch(scorer):
             reqs = [Request(p, [t], scorer.render(pred=p, truth=t, context=context))
                     for p, t in pairs]
+        else:
+            anchor_is_pred = len({p for p, _ in pairs}) <= len({t for _, t in pairs})
+            groups: dict[str, list[str]] = {}
+            for p, t in pairs:
+                a, x = (p, t) if anchor_is_pred else (t, p)
+                groups.setdefault(a, []).append(x)
+            size = max(1, self.config.max_batch)
+            reqs = []
+            for a, xs in groups.items():
+                for i in range(0, len(xs), size):
+                    chunk = xs[i:i + size]
+                    reqs.append(Request(a, chunk, scorer.render(
+                        anchor=a, anchor_role="predicted" if anchor_is_pred else "gold",
+                        items=chunk, items_role="gold" if anchor_is_pred else "predicted",
+                        context=context), anchor_is_pred))
         for r in reqs:
             r.key = cache_key(**self.identity(), scorer=scorer.id,
                               template_sha256=scorer.template_sha256,
@@ -173,15 +195,14 @@ class LLMJudge(abc.ABC):
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per request."""
-        if is_batch(self.config.scorer):
-            return len({p for p, _ in pairs})
-        return len(pairs)
+        return len(self.requests_for(pairs, "")) if is_batch(self.config.scorer) else len(pairs)
 
-    def _verdict(self, req: Request, truth: str, outcome: Outcome, *, score: float | None = None,
+    def _verdict(self, req: Request, item: str, outcome: Outcome, *, score: float | None = None,
                  rationale: str = "", raw: str = "", latency: float = 0.0, tokens: tuple[int, int]
                  = (0, 0), cached: bool = False, mode: str = "", cost: float = 0.0) -> Verdict:
-        share = len(req.truths)
-        return Verdict(pred=req.pred, truth=truth, score=score, rationale=rationale,
+        share = len(req.items)
+        pred, truth = req.pair(item)
+        return Verdict(pred=pred, truth=truth, score=score, rationale=rationale,
                        outcome=outcome, raw=raw, judge_id=self.id, scorer=self.config.scorer.id,
                        template_sha256=self.config.scorer.template_sha256, cache_key=req.key,
                        latency_s=latency, tokens_in=tokens[0] // share,
@@ -189,12 +210,12 @@ class LLMJudge(abc.ABC):
                        cost_usd=cost / share)
 
     def parse(self, req: Request, texts: list[str]) -> dict[str, tuple[float, str] | str]:
-        """Map each gold item of ``req`` to ``(score, rationale)`` or a parse-error message.
+        """Map each item of ``req`` to ``(score, rationale)`` or a parse-error message.
 
-        With several choices (``n`` > 1) a gold item's score is the mean over the choices that
+        With several choices (``n`` > 1) an item's score is the mean over the choices that
         answered it.
         """
-        per_truth: dict[str, list[tuple[float, str]]] = {t: [] for t in req.truths}
+        per_truth: dict[str, list[tuple[float, str]]] = {t: [] for t in req.items}
         errors: list[str] = []
         for text in texts:
             try:
@@ -203,7 +224,7 @@ class LLMJudge(abc.ABC):
                         per_truth[t].append(ans)
                 else:
                     out = self.config.scorer.parse(text)
-                    per_truth[req.truths[0]].append((float(out.score),  # type: ignore[attr-defined]
+                    per_truth[req.items[0]].append((float(out.score),  # type: ignore[attr-defined]
                                                      str(out.rationale)))  # type: ignore[attr-defined]
             except ParseError as exc:
                 errors.append(str(exc))
@@ -230,8 +251,8 @@ class LLMJudge(abc.ABC):
             raise ParseError(f"unparseable judge output: {exc.errors()[0].get('msg')}") from None
         out: dict[str, tuple[float, str]] = {}
         for item in parsed.scores:
-            if 1 <= item.index <= len(req.truths):
-                out.setdefault(req.truths[item.index - 1], (item.score, item.rationale))
+            if 1 <= item.index <= len(req.items):
+                out.setdefault(req.items[item.index - 1], (item.score, item.rationale))
         return out
 
     # ------------------------------------------------------------ orchestration
@@ -244,9 +265,9 @@ class LLMJudge(abc.ABC):
         finally:
             await self.aclose()
         by_pair: dict[Pair, Verdict] = {}
-        for req, verdicts in zip(reqs, results, strict=True):
+        for verdicts in results:
             for v in verdicts:
-                by_pair[(req.pred, v.truth)] = v
+                by_pair[(v.pred, v.truth)] = v
         return [by_pair.get(p) for p in pairs]
 
     async def _run(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
@@ -278,7 +299,7 @@ class LLMJudge(abc.ABC):
                 latency = time.perf_counter() - t0
                 ctx.stats.judge_calls += 1
                 return [self._verdict(req, t, "transport_error", rationale=str(exc),
-                                      latency=latency) for t in req.truths]
+                                      latency=latency) for t in req.items]
             latency = time.perf_counter() - t0
         ctx.stats.judge_calls += 1
         ctx.stats.tokens_in += res.tokens_in
@@ -290,7 +311,7 @@ class LLMJudge(abc.ABC):
         if res.refusal is not None:
             return [self._verdict(req, t, "refused", rationale=res.refusal, raw=raw,
                                   latency=latency, tokens=tokens, mode=res.mode, cost=cost)
-                    for t in req.truths]
+                    for t in req.items]
         parsed = self.parse(req, res.texts)
         if all(isinstance(a, tuple) for a in parsed.values()):
             ctx.cache.set(req.key, {"texts": res.texts, "tokens_in": res.tokens_in,

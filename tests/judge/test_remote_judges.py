@@ -105,6 +105,18 @@ def test_batch_scorer_one_call_per_prediction(tmp_path) -> None:  # type: ignore
     assert {v.scorer for v in verdicts} == {"entity_similarity_batch@v1"}
 
 
+def test_batch_anchors_on_the_smaller_side_and_chunks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # 25 predictions against one gold name: anchored on the gold name, 20 + 5 items
+    pairs = [(f"{'S' if i % 2 else 'x'}creen item {i}", "Screen security") for i in range(25)]
+    with FakeOpenAIServer() as srv:
+        verdicts, _ = _run(_judge(srv, scorer="entity_similarity_batch@v1"), pairs, tmp_path)
+    assert len(srv.log) == 2
+    user = srv.log[0].body["messages"][1]["content"]
+    assert "The anchor is a gold item" in user and "<<<ANCHOR\nScreen security\nANCHOR>>>" in user
+    assert [(v.pred, v.truth) for v in verdicts] == pairs
+    assert [v.score for v in verdicts] == [fake_score(p, t) for p, t in pairs]
+
+
 def test_batch_missing_cells_are_parse_errors_and_not_cached(tmp_path) -> None:  # type: ignore[no-untyped-def]
     pairs = [("Alpha", "apple"), ("Alpha", "beta"), ("Alpha", "ant")]
     with FakeOpenAIServer(FakeServerConfig(batch_drop_last=True)) as srv:
