@@ -62,20 +62,30 @@ def plot_thresholds(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapp
     return data
 
 
+def _curves(ax: Any, sweeps: Mapping[str, Mapping[str, np.ndarray]],
+            chosen: Mapping[str, float], x: str, y: str, stat: str,
+            stats: Mapping[str, float], endpoints: tuple[float, float] | None = None,
+            ) -> dict[str, Any]:
+    """Draw each judge's (x, y) curve and its chosen-τ point; returns the data drawn."""
+    data: dict[str, Any] = {}
+    for k, (jid, sw) in enumerate(sweeps.items()):
+        xs, ys = sw[x], sw[y]
+        if endpoints is not None:  # close the ROC curve at (1, 1) and (0, 0)
+            xs, ys = np.r_[endpoints[0], xs, 0.0], np.r_[endpoints[1], ys, 0.0]
+        ax.plot(xs, ys, color=f"C{k}", label=f"{jid} ({stat} {stats[jid]:.3f})")
+        i = int(np.flatnonzero(sw["tau"] == chosen[jid])[0])
+        ax.plot(sw[x][i], sw[y][i], "o", color=f"C{k}", ms=8,
+                label=f"{jid}: τ = {chosen[jid]:.3f}")
+        data[jid] = {x: xs.tolist(), y: ys.tolist(),
+                     "chosen": [float(sw[x][i]), float(sw[y][i])]}
+    return data
+
+
 def plot_roc(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapping[str, float],
              aucs: Mapping[str, float], path: Path) -> dict[str, Any]:
     """ROC curves (FPR, TPR) with each judge's chosen τ marked; returns the points drawn."""
     fig, ax = plt.subplots(figsize=SIZE_INCHES)
-    data: dict[str, Any] = {}
-    for k, (jid, sw) in enumerate(sweeps.items()):
-        fpr = np.r_[1.0, sw["fpr"], 0.0]
-        tpr = np.r_[1.0, sw["tpr"], 0.0]
-        ax.plot(fpr, tpr, color=f"C{k}", label=f"{jid} (AUC {aucs[jid]:.3f})")
-        i = int(np.flatnonzero(sw["tau"] == chosen[jid])[0])
-        ax.plot(sw["fpr"][i], sw["tpr"][i], "o", color=f"C{k}", ms=8,
-                label=f"{jid}: τ = {chosen[jid]:.3f}")
-        data[jid] = {"fpr": fpr.tolist(), "tpr": tpr.tolist(),
-                     "chosen": [float(sw["fpr"][i]), float(sw["tpr"][i])]}
+    data = _curves(ax, sweeps, chosen, "fpr", "tpr", "AUC", aucs, endpoints=(1.0, 1.0))
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls=":")
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
@@ -89,14 +99,7 @@ def plot_pr(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapping[str,
             aps: Mapping[str, float], path: Path) -> dict[str, Any]:
     """Precision–recall curves with each judge's chosen τ marked; returns the points drawn."""
     fig, ax = plt.subplots(figsize=SIZE_INCHES)
-    data: dict[str, Any] = {}
-    for k, (jid, sw) in enumerate(sweeps.items()):
-        ax.plot(sw["recall"], sw["precision"], color=f"C{k}", label=f"{jid} (AP {aps[jid]:.3f})")
-        i = int(np.flatnonzero(sw["tau"] == chosen[jid])[0])
-        ax.plot(sw["recall"][i], sw["precision"][i], "o", color=f"C{k}", ms=8,
-                label=f"{jid}: τ = {chosen[jid]:.3f}")
-        data[jid] = {"recall": sw["recall"].tolist(), "precision": sw["precision"].tolist(),
-                     "chosen": [float(sw["recall"][i]), float(sw["precision"][i])]}
+    data = _curves(ax, sweeps, chosen, "recall", "precision", "AP", aps)
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_ylim(-0.02, 1.02)
