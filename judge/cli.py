@@ -24,6 +24,7 @@ from judge.cache import CACHE_MODES, JudgeCache
 from judge.errors import CacheMissError, InputError
 from judge.io import file_sha256
 from judge.items import TASKS, check_task, load_items
+from judge.panel import Panel
 
 app = typer.Typer(
     name="simjudge",
@@ -63,22 +64,31 @@ def _progress() -> Iterator[Callable[[int, Any], Callable[[int], None]]]:
         yield factory
 
 
-def _build_judge(spec: str, judges_file: Path | None, options: Any) -> Any:
-    """A judge from its spec, or by id from a judges TOML file."""
+def _build_judges(specs: list[str], judges_file: Path | None, options: Any, vote: str,
+                  quorum: int, tau: float) -> Any:
+    """One judge, or a :class:`judge.panel.Panel` of several.
+
+    Without --judges, each spec is parsed; with --judges, each --judge names an id of the file
+    (no --judge = every judge of the file).
+    """
     from judge.judges import parse_judge_spec
     from judge.judgesfile import load_judges_file
 
     if judges_file is None:
-        return parse_judge_spec(spec, options)
-    declared = load_judges_file(judges_file, options)
-    if spec not in declared:
-        if len(declared) == 1 and spec == "local":  # --judge left at its default
-            spec = next(iter(declared))
-        else:
-            raise InputError(f"no judge {spec!r} in {judges_file} (ids: "
-                             f"{', '.join(declared)})", field="judge")
-    real_spec, opts = declared[spec]
-    return parse_judge_spec(real_spec, opts)
+        judges = [parse_judge_spec(s, options) for s in (specs or ["local"])]
+    else:
+        declared = load_judges_file(judges_file, options)
+        for s in specs:
+            if s not in declared:
+                raise InputError(f"no judge {s!r} in {judges_file} (ids: "
+                                 f"{', '.join(declared)})", field="judge")
+        judges = [parse_judge_spec(*declared[s]) for s in (specs or list(declared))]
+    if len(judges) == 1:
+        return judges[0]
+    try:
+        return Panel(judges, vote, quorum, tau)
+    except ValueError as exc:
+        raise InputError(str(exc), field="judge") from None
 
 
 def _tau_from(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
@@ -126,8 +136,16 @@ def _summary_table(summary: dict[str, Any]) -> Table:
 def eval_command(
     data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
     task: Annotated[str, typer.Option(help=f"One of: {', '.join(TASKS)}.")] = "selection",
-    judge: Annotated[str, typer.Option(
-        help="Judge spec: local, lexical or table:PATH.")] = "local",
+    judge: Annotated[list[str] | None, typer.Option(
+        help="Judge spec (local, lexical, table:PATH, openai:MODEL, langchain:PROVIDER:MODEL, "
+             "openai-embedding:MODEL) or an id from --judges; repeat for a panel.")] = None,
+    vote: Annotated[str, typer.Option(
+        help="Panel vote: mean, median, majority (at τ), min or max.")] = "mean",
+    quorum: Annotated[int, typer.Option(
+        help="Panel: members that must answer ok for a pair to be decided.")] = 1,
+    bootstrap: Annotated[int, typer.Option(
+        help="Bootstrap resamples for the 95 % CIs in summary.json (0 = none).")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
     tau: Annotated[float, typer.Option(
         help="Match threshold τ in [0, 1]; a pair matches when its score is strictly greater.")
     ] = 0.7,
@@ -165,8 +183,8 @@ def eval_command(
     rpm: Annotated[int | None, typer.Option(help="Requests per minute limit.")] = None,
     tpm: Annotated[int | None, typer.Option(help="Tokens per minute limit.")] = None,
     temperature: Annotated[float, typer.Option(help="Decoding temperature.")] = 0.0,
-    seed: Annotated[int | None, typer.Option(
-        help="Decoding seed, if the server honours it.")] = None,
+    decoding_seed: Annotated[int | None, typer.Option(
+        help="Decoding seed sent to LLM judges, if the server honours it.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Completion token limit.")] = None,
     samples: Annotated[int, typer.Option(
         help="Completions per call (n); the score is their mean.")] = 1,
@@ -202,7 +220,7 @@ def eval_command(
             raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
         ids = [f for spec in (id_field or []) for f in spec.split(",") if f]
         params: dict[str, Any] = {"temperature": temperature}
-        for k, v in (("seed", seed), ("max_tokens", max_tokens)):
+        for k, v in (("seed", decoding_seed), ("max_tokens", max_tokens)):
             if v is not None:
                 params[k] = v
         if samples != 1:
@@ -212,10 +230,15 @@ def eval_command(
                                rpm=rpm, tpm=tpm,
                                timeout_s=timeout, max_retries=max_retries,
                                prices=load_prices(prices), method=structured_method, http=http)
-        judge_obj = _build_judge(judge, judges_file, options) if task == "selection" else None
+        specs = list(judge or [])
+        judge_obj = (_build_judges(specs, judges_file, options, vote, quorum, tau)
+                     if task == "selection" else None)
         calibration = None
         if tau_from is not None:
-            tau, calibration = _tau_from(tau_from, judge)
+            tau, calibration = _tau_from(tau_from, judge_obj.id if judge_obj else
+                                         (specs[0] if specs else "local"))
+            if isinstance(judge_obj, Panel):
+                judge_obj.tau = tau
         items = load_items(data, task, pred_field, truth_field, ids, gold, where or [])
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
         run_dir = out_dir or Path("runs") / f"{stamp}-{task}"
@@ -231,7 +254,8 @@ def eval_command(
             with _progress() as factory:
                 result = run_evaluation(items, task, judge_obj, tau=tau, context=context,
                                         cache=cache, config_extra=extra, out=run_dir,
-                                        overwrite=overwrite, progress_factory=factory)
+                                        overwrite=overwrite, progress_factory=factory,
+                                        bootstrap=bootstrap, seed=seed)
         finally:
             cache.close()
     except (InputError, CacheMissError) as exc:
@@ -239,6 +263,7 @@ def eval_command(
     out.print(_summary_table(result.summary))
     out.print(f"run written to {result.run_dir}", highlight=False)
     failed = sum(v for k, v in result.summary.get("outcomes", {}).items() if k != "ok")
+    failed += (result.summary.get("panel") or {}).get("undecided", 0)
     if failed:
         err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
                   highlight=False)
@@ -326,6 +351,90 @@ def calibrate_command(
                       f"{cv['mean']:.3f} ± {cv['sd'] or 0:.3f} (pooled {cv['pooled']:.3f})")
     out.print(table)
     out.print(f"calibration written to {target}", highlight=False)
+
+
+@app.command("rescore")
+def rescore_command(
+    run: Annotated[Path, typer.Argument(help="A selection run directory.")],
+    tau: Annotated[float, typer.Option(help="The new τ.")] = 0.7,
+    vote: Annotated[str | None, typer.Option(help="Panel runs: another vote.")] = None,
+    quorum: Annotated[int | None, typer.Option(help="Panel runs: another quorum.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the CIs.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the JSON here.")] = None,
+) -> None:
+    """Recompute matching and metrics from a run's stored verdicts, with no judge call
+    (τ sensitivity, vote-rule ablation). Exit status 2 on bad input."""
+    from judge.rescore import rescore
+    from judge.rundir import load_run
+    from judge.runs import dumps
+
+    try:
+        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed)
+    except InputError as exc:
+        _fail(exc)
+    table = Table(title=f"simjudge rescore — τ {tau}" + (f", vote {result['vote']}, quorum "
+                                                          f"{result['quorum']}" if result["vote"]
+                                                          else "") + " — 0 judge calls")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("95% CI", justify="right")
+    cis = result["bootstrap"].get("ci95", {})
+    for k, v in result["metrics"].items():
+        ci = cis.get(k)
+        table.add_row(k, f"{v:.5f}" if isinstance(v, float) else str(v),
+                      f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "")
+    out.print(table)
+    if out_file is not None:
+        out_file.write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+        out.print(f"written to {out_file}", highlight=False)
+
+
+@app.command("compare")
+def compare_command(
+    runs: Annotated[list[Path], typer.Argument(help="Two or more runs over the same data.")],
+    bootstrap: Annotated[int, typer.Option(help="Paired bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", help="Write compare.json and compare.md into this directory.")] = None,
+) -> None:
+    """Side-by-side metrics with paired bootstrap 95 % CIs of the differences, per-judge
+    operations (outcomes, parse rate, cache, tokens, USD, latency) and agreement between the
+    runs' verdicts. Exit status 2 on bad input."""
+    from judge.compare import compare_runs, to_markdown
+    from judge.rundir import load_run
+    from judge.runs import dumps
+
+    try:
+        result = compare_runs([load_run(r) for r in runs], bootstrap, seed)
+    except InputError as exc:
+        _fail(exc)
+    table = Table(title=f"simjudge compare — {result['task']}, {result['items']} items "
+                        f"(paired bootstrap, {bootstrap} resamples)")
+    table.add_column("metric")
+    for r in result["runs"]:
+        table.add_column(r["label"], justify="right")
+    for _ in result["differences"]:
+        table.add_column("Δ vs first [95% CI]", justify="right")
+    for metric in result["differences"][0]["metrics"]:
+        first = result["differences"][0]["metrics"][metric]
+        cells = [f"{first['a']:.4f}"] + [f"{d['metrics'][metric]['b']:.4f}"
+                                         for d in result["differences"]]
+        for d in result["differences"]:
+            m = d["metrics"][metric]
+            lo, hi = m["ci95"]
+            cells.append(f"{m['diff']:+.4f}" + ("" if lo is None else f" [{lo:+.4f}, {hi:+.4f}]"))
+        table.add_row(metric, *cells)
+    out.print(table)
+    for a in result["agreement"]:
+        out.print(f"agreement {a['a']} vs {a['b']}: {a['shared_pairs']} shared pairs, Pearson "
+                  f"{a['pearson']}, Spearman {a['spearman']}, κ at τ {a['kappa_at_tau']}, "
+                  f"α {a['alpha_interval']}", highlight=False)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "compare.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+        (out_dir / "compare.md").write_text(to_markdown(result), encoding="utf-8")
+        out.print(f"written to {out_dir}/compare.json and compare.md", highlight=False)
 
 
 @cache_app.command("stats")

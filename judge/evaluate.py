@@ -17,6 +17,7 @@ from judge.errors import InputError
 from judge.items import Item, check_task, items_from_dicts
 from judge.judges import Judge, JudgeContext, parse_judge_spec
 from judge.matrix import SimilarityMatrix, build_matrices_async, distinct_pairs
+from judge.panel import Panel, agreement
 from judge.runs import check_out_dir, write_run
 from judge.tasks import (
     score_function_call,
@@ -26,6 +27,7 @@ from judge.tasks import (
     score_ranking,
     score_selection,
 )
+from judge.uncertainty import bootstrap_cis
 from judge.verdict import OUTCOMES, Verdict
 
 _VERSIONED = ("simjudge", "numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic",
@@ -69,7 +71,7 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
                    zero_division: float = 0.0, config_extra: Mapping[str, Any] | None = None,
                    out: str | Path | None = None, overwrite: bool = False,
                    progress_factory: Callable[[int, Any], Callable[[int], None]] | None = None,
-                   ) -> EvalResult:
+                   bootstrap: int = 1000, seed: int = 0) -> EvalResult:
     """Score ``items`` for ``task`` (judging similarity for ``selection``) and optionally write
     the run directory.
 
@@ -87,6 +89,9 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         overwrite: replace an existing non-empty ``out``.
         progress_factory: ``(total_units, stats) -> advance(n)`` callback factory for a
             progress bar (``stats`` is the live :class:`judge.judges.JudgeStats`).
+        bootstrap: resamples for the 95 % CIs of the dataset metrics in ``summary.json``
+            (resampling items; 0 = none).
+        seed: random seed of the bootstrap.
 
     Raises:
         judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
@@ -102,6 +107,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
     ctx = JudgeContext(cache=cache, context=context)
     accounting: dict[str, Any] = {}
     verdicts: list[Verdict] = []
+    verdict_rows: list[dict[str, Any]] = []
+    extra: dict[str, list[dict[str, Any]]] = {}
     matrices: list[SimilarityMatrix] = []
     if task == "selection":
         if judge is None:
@@ -114,13 +121,24 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
                                                  ids=[i.id for i in items]))
         matrices, verdicts = build.matrices, build.verdicts
         rows, metrics = score_selection(items, matrices, tau, zero_division)
-        accounting = {
+        verdict_rows = [{**v.model_dump(), **({"item_id": i} if i is not None else {})}
+                        for v, i in zip(verdicts, build.verdict_items, strict=True)]
+        if isinstance(judge, Panel):
+            member_ids = [m.id for m in judge.members]
+            agree = agreement(judge.member_verdicts, member_ids, tau)
+            extra["disagreements.jsonl"] = agree.pop("disagreements")
+            accounting["panel"] = {"vote": judge.vote_rule, "quorum": judge.quorum,
+                                   "members": member_ids, "undecided": judge.undecided,
+                                   "agreement": agree,
+                                   "disagreements": len(extra["disagreements.jsonl"])}
+            verdict_rows = judge.member_verdicts + verdict_rows
+        accounting.update({
             "pairs_total": build.pairs_total, "pairs_exact": build.pairs_exact,
             "pairs_distinct": build.pairs_distinct,
             "pairs_without_verdict": build.pairs_without_verdict,
             "outcomes": {o: build.outcomes.get(o, 0) for o in OUTCOMES},
             "judge_wall_s": round(build.wall_s, 6),
-        }
+        })
     elif task == "judgment":
         rows, metrics = score_judgment(items, zero_division)
     elif task == "function-call":
@@ -133,6 +151,7 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         rows, metrics = score_ranking(items)
     summary: dict[str, Any] = {
         "task": task, "n_items": len(items), "metrics": metrics,
+        "bootstrap": bootstrap_cis(task, rows, bootstrap, seed) if rows else {},
         "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
         "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
         "cost_usd": round(ctx.stats.cost_usd, 6), **accounting,
@@ -147,8 +166,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
     }
     run_dir = None
     if out is not None:
-        run_dir = write_run(Path(out), config, (v.model_dump() for v in verdicts), rows, summary,
-                            overwrite=overwrite)
+        run_dir = write_run(Path(out), config, verdict_rows, rows, summary,
+                            overwrite=overwrite, extra_jsonl=extra)
     return EvalResult(config, summary, rows, verdicts, matrices, run_dir)
 
 

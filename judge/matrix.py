@@ -56,6 +56,7 @@ class MatrixBuild:
         pairs_without_verdict: distinct pairs the judge gave no verdict for (NaN);
         outcomes: count of verdict outcomes over distinct pairs;
         wall_s: seconds spent in the judge.
+        verdict_items: for item-scoped judges, the item id of each verdict (else None).
     """
 
     matrices: list[SimilarityMatrix]
@@ -66,6 +67,7 @@ class MatrixBuild:
     pairs_without_verdict: int
     outcomes: Counter[str]
     wall_s: float
+    verdict_items: list[str | None] = field(default_factory=list)
 
 
 def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -162,7 +164,9 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
                         scores[i, j] = v.score
         matrices.append(SimilarityMatrix(tuple(pred), tuple(truth), scores, exact, cells))
     kept = [v for v in verdicts if v is not None]
-    return MatrixBuild(matrices, kept, total, n_exact, len(keys), missing, outcomes, wall)
+    kept_items = [k[0] for k, v in zip(keys, verdicts, strict=True) if v is not None]
+    return MatrixBuild(matrices, kept, total, n_exact, len(keys), missing, outcomes, wall,
+                       kept_items)
 
 
 def build_matrices(items: Sequence[tuple[Sequence[str], Sequence[str]]], judge: Judge,

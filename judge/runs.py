@@ -79,8 +79,9 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 
 def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[str, Any]],
               items: Iterable[Mapping[str, Any]], summary: Mapping[str, Any],
-              overwrite: bool = False) -> Path:
-    """Write the four run files into ``out`` atomically.
+              overwrite: bool = False,
+              extra_jsonl: Mapping[str, Iterable[Mapping[str, Any]]] | None = None) -> Path:
+    """Write the four run files (and any ``extra_jsonl`` files) into ``out`` atomically.
 
     Raises:
         InputError: ``out`` exists and is not empty, without ``overwrite``.
@@ -95,4 +96,8 @@ def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[s
             for it in items:
                 fh.write(dumps(it) + "\n")
         (tmp / "summary.json").write_text(dumps(summary, indent=2) + "\n", encoding="utf-8")
+        for name, rows in (extra_jsonl or {}).items():
+            with open(tmp / name, "w", encoding="utf-8") as fh:
+                for row in rows:
+                    fh.write(dumps(row) + "\n")
     return Path(out)

@@ -1,0 +1,152 @@
+"""``simjudge compare``: several runs over the same data, side by side.
+
+* every dataset metric of each run, and the difference of each run from the first (B − A) with
+  a paired bootstrap 95 % interval (resampling items, the same indices for both runs);
+* per judge (every judge id in each run's verdicts, panel members included): verdicts, outcomes,
+  parse-error rate, cache hits, tokens, USD and latency p50/p95 of the calls made;
+* agreement between the runs' top-level verdicts on the pairs both scored: Pearson, Spearman,
+  Cohen's κ at each run's τ, and Krippendorff's α (interval).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from judge.errors import InputError
+from judge.rundir import StoredRun
+from judge.uncertainty import paired_bootstrap
+from metrics import cohen_kappa, krippendorff_alpha, pearson, spearman
+
+
+def _fin(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
+
+
+def judge_operations(run: StoredRun) -> dict[str, dict[str, Any]]:
+    """Per judge id: verdicts, outcomes, parse rate, cache hits, tokens, USD, latency p50/p95."""
+    out: dict[str, dict[str, Any]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for v in run.verdicts:
+        groups.setdefault(v["judge_id"], []).append(v)
+    for jid, vs in groups.items():
+        outcomes: dict[str, int] = {}
+        for v in vs:
+            outcomes[v["outcome"]] = outcomes.get(v["outcome"], 0) + 1
+        lat = [v["latency_s"] for v in vs if not v.get("cached") and v.get("latency_s")]
+        out[jid] = {
+            "verdicts": len(vs), "outcomes": outcomes,
+            "parse_error_rate": outcomes.get("parse_error", 0) / len(vs),
+            "cached": sum(1 for v in vs if v.get("cached")),
+            "tokens_in": sum(v.get("tokens_in", 0) for v in vs),
+            "tokens_out": sum(v.get("tokens_out", 0) for v in vs),
+            "cost_usd": round(sum(v.get("cost_usd", 0.0) for v in vs), 6),
+            "latency_p50_s": _fin(float(np.percentile(lat, 50))) if lat else None,
+            "latency_p95_s": _fin(float(np.percentile(lat, 95))) if lat else None,
+        }
+    return out
+
+
+def _top_scores(run: StoredRun) -> dict[tuple[str, str], float]:
+    jid = run.judge_id
+    return {(v["pred"], v["truth"]): v["score"] for v in run.verdicts
+            if v["judge_id"] == jid and v["outcome"] == "ok" and "member_of" not in v}
+
+
+def run_agreement(a: StoredRun, b: StoredRun) -> dict[str, Any]:
+    """Agreement of two runs' top-level verdicts on the pairs both scored ``ok``."""
+    sa, sb = _top_scores(a), _top_scores(b)
+    shared = sorted(set(sa) & set(sb))
+    out: dict[str, Any] = {"shared_pairs": len(shared), "pearson": None, "spearman": None,
+                           "kappa_at_tau": None, "alpha_interval": None}
+    if len(shared) >= 2:
+        x = np.array([sa[k] for k in shared])
+        y = np.array([sb[k] for k in shared])
+        ta, tb = float(a.config.get("tau", 0.7)), float(b.config.get("tau", 0.7))
+        out.update({"pearson": _fin(pearson(x, y)), "spearman": _fin(spearman(x, y)),
+                    "kappa_at_tau": _fin(cohen_kappa(list(x > ta), list(y > tb))),
+                    "alpha_interval": _fin(krippendorff_alpha(np.vstack([x, y])))})
+    return out
+
+
+def compare_runs(runs: Sequence[StoredRun], n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Compare runs over the same items (see module docstring).
+
+    Raises:
+        InputError: fewer than two runs, different tasks, or item ids that differ (the first
+            missing id named).
+    """
+    if len(runs) < 2:
+        raise InputError("compare needs at least two runs")
+    task = runs[0].task
+    base = runs[0]
+    ids = [r["id"] for r in base.items]
+    for run in runs[1:]:
+        if run.task != task:
+            raise InputError(f"task {run.task!r} differs from {task!r} of {base.path}", run.path)
+        other = {r["id"] for r in run.items}
+        missing = [i for i in ids if i not in other]
+        extra = sorted(other - set(ids))
+        if missing or extra:
+            which = f"item {missing[0]!r} is missing" if missing else f"extra item {extra[0]!r}"
+            raise InputError(f"runs are not over the same data: {which}", run.path)
+    aligned = [[{r["id"]: r for r in run.items}[i] for i in ids] for run in runs]
+    labels = [f"{run.path.name} ({run.judge_id or run.task})" for run in runs]
+    diffs = [paired_bootstrap(task, aligned[0], aligned[k], n_boot, seed)
+             for k in range(1, len(runs))]
+    return {
+        "task": task, "items": len(ids), "bootstrap": {"resamples": n_boot, "seed": seed},
+        "runs": [{"label": lab, "path": str(run.path), "judge": run.judge_id,
+                  "tau": run.config.get("tau"),
+                  "judge_calls": run.summary.get("judge_calls"),
+                  "cache_hits": run.summary.get("cache_hits"),
+                  "tokens_in": run.summary.get("tokens_in"),
+                  "tokens_out": run.summary.get("tokens_out"),
+                  "cost_usd": run.summary.get("cost_usd"), "wall_s": run.summary.get("wall_s"),
+                  "judges": judge_operations(run)} for lab, run in zip(labels, runs, strict=True)],
+        "differences": [{"a": labels[0], "b": labels[k + 1], "metrics": d}
+                        for k, d in enumerate(diffs)],
+        "agreement": [{"a": labels[0], "b": labels[k], **run_agreement(runs[0], runs[k])}
+                      for k in range(1, len(runs)) if task == "selection"],
+    }
+
+
+def to_markdown(result: dict[str, Any]) -> str:
+    """The comparison as Markdown tables."""
+    runs = result["runs"]
+    lines = [f"# simjudge compare — {result['task']}, {result['items']} items", "",
+             "| metric | " + " | ".join(r["label"] for r in runs) + " | "
+             + " | ".join(f"Δ {d['b']} − A [95% CI]" for d in result["differences"]) + " |",
+             "|---" * (1 + len(runs) + len(result["differences"])) + "|"]
+    for metric in result["differences"][0]["metrics"]:
+        first = result["differences"][0]["metrics"][metric]
+        vals = [first["a"]] + [d["metrics"][metric]["b"] for d in result["differences"]]
+        cells = [f"{v:.4f}" for v in vals]
+        for d in result["differences"]:
+            m = d["metrics"][metric]
+            lo, hi = m["ci95"]
+            ci = "" if lo is None else f" [{lo:+.4f}, {hi:+.4f}]"
+            cells.append(f"{m['diff']:+.4f}{ci}")
+        lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+    lines += ["", "| run | judge | verdicts | outcomes | parse-error rate | cached | tokens | "
+              "USD | latency p50 / p95 (s) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        for jid, j in r["judges"].items():
+            p50 = "–" if j["latency_p50_s"] is None else f"{j['latency_p50_s']:.3f}"
+            p95 = "–" if j["latency_p95_s"] is None else f"{j['latency_p95_s']:.3f}"
+            lines.append(f"| {r['label']} | {jid} | {j['verdicts']} | {j['outcomes']} | "
+                         f"{j['parse_error_rate']:.3f} | {j['cached']} | "
+                         f"{j['tokens_in'] + j['tokens_out']} | {j['cost_usd']:.4f} | "
+                         f"{p50} / {p95} |")
+    if result["agreement"]:
+        lines += ["", "| runs | shared pairs | Pearson | Spearman | κ at τ | α |",
+                  "|---|---|---|---|---|---|"]
+        for a in result["agreement"]:
+            def f(x: float | None) -> str:
+                return "–" if x is None else f"{x:.3f}"
+            lines.append(f"| {a['a']} vs {a['b']} | {a['shared_pairs']} | {f(a['pearson'])} | "
+                         f"{f(a['spearman'])} | {f(a['kappa_at_tau'])} | "
+                         f"{f(a['alpha_interval'])} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,68 @@
+"""Reading a run directory back (for ``rescore``, ``compare`` and ``calibrate --run``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge.errors import InputError
+
+
+@dataclass
+class StoredRun:
+    """A run directory's contents.
+
+    Attributes:
+        path: the directory.
+        config, summary: ``config.json`` and ``summary.json``.
+        items: ``items.jsonl`` rows; verdicts: ``verdicts.jsonl`` rows.
+    """
+
+    path: Path
+    config: dict[str, Any]
+    summary: dict[str, Any]
+    items: list[dict[str, Any]]
+    verdicts: list[dict[str, Any]]
+
+    @property
+    def task(self) -> str:
+        """The run's task."""
+        return str(self.config.get("task"))
+
+    @property
+    def judge_id(self) -> str | None:
+        """The run's (top-level) judge id, None for tasks without a judge."""
+        judge = self.config.get("judge") or {}
+        return judge.get("id")
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON: {exc.msg}", path, lineno) from None
+    return rows
+
+
+def load_run(path: str | Path) -> StoredRun:
+    """Read a run directory written by ``simjudge eval``.
+
+    Raises:
+        InputError: missing or malformed run files (file and line named).
+    """
+    p = Path(path)
+    try:
+        config = json.loads((p / "config.json").read_text(encoding="utf-8"))
+        summary = json.loads((p / "summary.json").read_text(encoding="utf-8"))
+        items = _jsonl(p / "items.jsonl")
+        verdicts = _jsonl(p / "verdicts.jsonl")
+    except OSError as exc:
+        raise InputError(f"not a run directory: {exc}", p) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed run file: {exc.msg}", p) from None
+    return StoredRun(p, config, summary, items, verdicts)
