@@ -234,11 +234,11 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
     import csv
-    import json
     from pathlib import Path
 
     from judge.errors import InputError
     from judge.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
+    from judge.rundir import load_run
     from judge.runs import atomic_dir, check_out_dir, dumps
 
     out = Path(out)
@@ -267,14 +267,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     }
     run_rows = None
     if run_dir is not None:
-        items_path = Path(run_dir) / "items.jsonl"
-        config_path = Path(run_dir) / "config.json"
-        try:
-            run_rows = [json.loads(x) for x in items_path.read_text(encoding="utf-8").splitlines()
-                        if x.strip()]
-            run_config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InputError(f"cannot read the run: {exc}", run_dir) from None
+        stored = load_run(run_dir)
+        run_rows, run_config = stored.items, stored.config
         if run_config.get("task") != "selection" or not run_rows or "scores" not in run_rows[0]:
             raise InputError("--run needs a selection run written by this version of "
                              "simjudge eval (items.jsonl with stored scores)", run_dir)
