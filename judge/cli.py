@@ -353,6 +353,39 @@ def calibrate_command(
     out.print(f"calibration written to {target}", highlight=False)
 
 
+@app.command("audit")
+def audit_command(
+    run: Annotated[Path, typer.Argument(help="A run directory.")],
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="Output file (default RUN/report.html, .md or .jsonl).")] = None,
+    near: Annotated[float, typer.Option(
+        help="Queue the pairs whose score is within this distance of τ.")] = 0.1,
+    fmt: Annotated[str, typer.Option("--format", help="html, md or jsonl.")] = "html",
+) -> None:
+    """Write the audit report of a run: every judged pair with each judge's score, outcome,
+    rationale, raw output, latency, tokens and cache key; the chosen matching; queues (near τ,
+    disagreements, failures, unmatched); search; human overrides exportable as JSONL for
+    `calibrate` and the `table:` judge. HTML is one self-contained offline file."""
+    from judge.report import render_html, render_jsonl, render_markdown
+    from judge.rundir import load_run
+
+    renderers = {"html": render_html, "md": render_markdown, "jsonl": render_jsonl}
+    try:
+        if fmt not in renderers:
+            raise InputError(f"unknown format {fmt!r}; expected html, md or jsonl",
+                             field="format")
+        if not 0.0 <= near <= 1.0:
+            raise InputError(f"near must be in [0, 1], got {near}", field="near")
+        stored = load_run(run)
+        text = renderers[fmt](stored, near)
+    except InputError as exc:
+        _fail(exc)
+    target = out_file or run / f"report.{fmt}"
+    target.write_text(text, encoding="utf-8")
+    out.print(f"{fmt} report written to {target} ({len(text.encode()) / 1e6:.2f} MB)",
+              highlight=False)
+
+
 @app.command("rescore")
 def rescore_command(
     run: Annotated[Path, typer.Argument(help="A selection run directory.")],

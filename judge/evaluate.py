@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ from judge.items import Item, check_task, items_from_dicts
 from judge.judges import Judge, JudgeContext, parse_judge_spec
 from judge.matrix import SimilarityMatrix, build_matrices_async, distinct_pairs
 from judge.panel import Panel, agreement
-from judge.runs import check_out_dir, write_run
+from judge.runs import check_out_dir, dumps, write_run
 from judge.tasks import (
     score_function_call,
     score_generation,
@@ -166,8 +167,15 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
     }
     run_dir = None
     if out is not None:
+        from judge.report import render_html
+        from judge.rundir import StoredRun
+
+        report = render_html(StoredRun(Path(out), json.loads(dumps(config)),
+                                       json.loads(dumps(summary)), json.loads(dumps(rows)),
+                                       json.loads(dumps(verdict_rows))))
         run_dir = write_run(Path(out), config, verdict_rows, rows, summary,
-                            overwrite=overwrite, extra_jsonl=extra)
+                            overwrite=overwrite, extra_jsonl=extra,
+                            extra_text={"report.html": report})
     return EvalResult(config, summary, rows, verdicts, matrices, run_dir)
 
 

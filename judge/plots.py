@@ -21,6 +21,12 @@ SIZE_INCHES = (8.0, 5.0)
 DPI = 100
 
 
+def _legend(ax: Any, **kwargs: Any) -> None:
+    """A legend, unless nothing was drawn (a judge whose τ is undefined draws no curve)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kwargs)
+
+
 def _save(fig: Any, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
@@ -57,7 +63,7 @@ def plot_thresholds(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapp
     ax.set_ylabel("score")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"{objective}, precision and recall against τ")
-    ax.legend(fontsize=7, loc="best")
+    _legend(ax, fontsize=7, loc="best")
     _save(fig, path)
     return data
 
@@ -90,7 +96,7 @@ def plot_roc(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapping[str
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
     ax.set_title("ROC")
-    ax.legend(fontsize=8, loc="lower right")
+    _legend(ax, fontsize=8, loc="lower right")
     _save(fig, path)
     return data
 
@@ -104,7 +110,7 @@ def plot_pr(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapping[str,
     ax.set_ylabel("precision")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("precision–recall")
-    ax.legend(fontsize=8, loc="lower left")
+    _legend(ax, fontsize=8, loc="lower left")
     _save(fig, path)
     return data
 
@@ -121,6 +127,6 @@ def plot_run_tau(taus: list[float], curve: Mapping[str, list[float]], marks: Map
     ax.set_ylabel("fuzzy score")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="best")
+    _legend(ax, fontsize=8, loc="best")
     _save(fig, path)
     return {"tau": list(taus), **{k: list(v) for k, v in curve.items()}, "marks": dict(marks)}

@@ -80,8 +80,10 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
 def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[str, Any]],
               items: Iterable[Mapping[str, Any]], summary: Mapping[str, Any],
               overwrite: bool = False,
-              extra_jsonl: Mapping[str, Iterable[Mapping[str, Any]]] | None = None) -> Path:
-    """Write the four run files (and any ``extra_jsonl`` files) into ``out`` atomically.
+              extra_jsonl: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+              extra_text: Mapping[str, str] | None = None) -> Path:
+    """Write the four run files (and any ``extra_jsonl``/``extra_text`` files) into ``out``
+    atomically.
 
     Raises:
         InputError: ``out`` exists and is not empty, without ``overwrite``.
@@ -100,4 +102,6 @@ def write_run(out: Path, config: Mapping[str, Any], verdicts: Iterable[Mapping[s
             with open(tmp / name, "w", encoding="utf-8") as fh:
                 for row in rows:
                     fh.write(dumps(row) + "\n")
+        for name, text in (extra_text or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
     return Path(out)

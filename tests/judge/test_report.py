@@ -1,0 +1,212 @@
+"""``simjudge audit``: the HTML/Markdown/JSONL reports, escaping, size, and a real browser.
+
+The browser test drives Debian's chromium through chromedriver (installed by ``.ci/run``); it
+skips only where they cannot be found.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+from tests.conftest import EXAMPLES, REPO, shared_file
+
+runner = CliRunner()
+
+
+def _eval(*args: str | Path) -> None:
+    res = runner.invoke(app, ["eval", *map(str, args)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+
+
+def _data(tmp_path: Path, rows: list[dict]) -> Path:
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+EVIL = ['<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=2">']
+
+
+def test_eval_writes_report_and_judged_text_is_escaped(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    html = (tmp_path / "run" / "report.html").read_text()
+    # the only <script> elements are the page's two; judged text is JSON with < > & escaped
+    assert len(re.findall(r"<script", html)) == 2
+    assert "window.__pwned" in html and "<script>window.__pwned" not in html
+    assert "\\u003cscript\\u003ewindow.__pwned=1\\u003c/script\\u003e" in html
+    assert "onerror=" not in html.split('id="data">')[0]
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # no network
+
+
+def test_markdown_and_jsonl(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "a", "pred": ["User Login", "Report"],
+                             "truth": ["user login", "Audit"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    for fmt in ("md", "jsonl"):
+        res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--format", fmt])
+        assert res.exit_code == 0, res.output
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "- exact: 'User Login' = 'user login'" in md
+    assert "- unmatched prediction: 'Report'" in md and "- unmatched gold: 'Audit'" in md
+    rows = [json.loads(x) for x in (tmp_path / "run" / "report.jsonl").read_text().splitlines()]
+    assert len(rows) == 4  # 2 × 2 cells
+    exact = [r for r in rows if r["exact"]]
+    assert len(exact) == 1 and exact[0]["verdicts"] == []  # exact: no judge call
+    judged = [r for r in rows if not r["exact"]]
+    assert all(r["verdicts"][0]["judge_id"] == "lexical" for r in judged)
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--format", "pdf"])
+    assert res.exit_code == 2 and "unknown format" in res.output
+
+
+def test_ten_thousand_pairs_stay_small(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = [{"id": f"item{k:03d}", "pred": [f"predicted entity {k}-{i}" for i in range(10)],
+             "truth": [f"gold entity {k}-{j}" for j in range(10)]} for k in range(100)]
+    _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
+          tmp_path / "run", "--bootstrap", "0")
+    size = (tmp_path / "run" / "report.html").stat().st_size
+    assert size < 5_000_000, size  # 10,000 judged pairs
+
+
+def _driver():  # type: ignore[no-untyped-def]
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_bin = shutil.which("chromedriver")
+    if not chromium or not driver_bin:
+        pytest.skip("chromium/chromedriver not installed (.ci/run installs Debian's packages)")
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--no-first-run", "--window-size=1400,1000"):
+        opts.add_argument(a)
+    opts.binary_location = chromium
+    return webdriver.Chrome(service=Service(driver_bin), options=opts)
+
+
+def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]
+    from selenium.webdriver.common.by import By
+
+    d = _driver()
+    try:
+        d.get(report.as_uri())
+        time.sleep(0.5)
+        out: dict = {"rects_at_load": len(d.find_elements(By.CSS_SELECTOR, "rect.cell"))}
+        d.execute_script("document.getElementById('item-0').scrollIntoView()")
+        time.sleep(0.3)
+        out["pwned"] = d.execute_script("return window.__pwned === undefined ? null : 1")
+        labels = [t.get_attribute("textContent")
+                  for t in d.find_elements(By.CSS_SELECTOR, "svg text")]
+        out["labels"] = labels
+        cells = d.find_elements(By.CSS_SELECTOR, 'rect.cell[data-item="0"]')
+        judged = [c for c in cells if c.get_attribute("stroke") != "#1b7f3b"]
+        overrides = []
+        for k, cell in enumerate(judged[:2]):
+            d.execute_script(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", cell)
+            time.sleep(0.2)
+            out.setdefault("rationales", []).append(
+                [r.text for r in d.find_elements(By.CSS_SELECTOR, ".rationale")])
+            note = d.find_element(By.ID, "ov-note")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", note)
+            note.send_keys(f"checked by hand {k}")
+            button = d.find_element(By.ID, "ov-match" if k == 0 else "ov-nomatch")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+            time.sleep(0.1)
+            overrides.append(k)
+        export = d.find_element(By.ID, "export-btn")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", export)
+        export.click()
+        time.sleep(0.2)
+        out["export"] = d.find_element(By.ID, "export-text").get_attribute("value")
+        out["search_hidden"] = d.execute_script(
+            "const s=document.getElementById('search'); s.value='zzz-no-such-item';"
+            "s.dispatchEvent(new Event('input')); return document.querySelectorAll("
+            "'section.item.hidden').length")
+        if shot is not None:
+            d.execute_script("const s=document.getElementById('search'); s.value='';"
+                             "s.dispatchEvent(new Event('input'));"
+                             "document.getElementById('item-0').scrollIntoView()")
+            time.sleep(0.2)
+            d.save_screenshot(str(shot))
+        return out
+    finally:
+        d.quit()
+
+
+def test_browser_escaping(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    assert seen["pwned"] is None  # nothing injected ran
+    assert any("<script>window.__pwned" in t for t in seen["labels"])  # shown as text
+
+
+def _overrides_roundtrip(tmp_path: Path, run: Path, data_args: list[str | Path],
+                         shot: Path | None = None) -> None:
+    seen = _browse(run / "report.html", shot)
+    assert all(len(r) >= 1 and all(x.strip() for x in r) for r in seen["rationales"])
+    assert seen["search_hidden"] > 0
+    lines = [json.loads(x) for x in seen["export"].splitlines()]
+    assert [x["label"] for x in lines] == [1, 0] and [x["score"] for x in lines] == [1.0, 0.0]
+    ov = tmp_path / "overrides.jsonl"
+    ov.write_text(seen["export"])
+    # the table judge reads it: the overridden pairs get the human scores in that item
+    _eval(*data_args, "--judge", f"table:{ov}", "--out", tmp_path / "human", "--bootstrap", "0")
+    verdicts = [json.loads(x) for x in (tmp_path / "human" / "verdicts.jsonl").read_text()
+                .splitlines()]
+    got = {(v["pred"], v["truth"]): v["score"] for v in verdicts}
+    for x in lines:
+        assert got[(x["pred"], x["truth"])] == x["score"]
+    # and calibrate reads it as labels
+    res = runner.invoke(app, ["calibrate", str(ov), "--judge", "lexical", "--out",
+                              str(tmp_path / "cal"), "--bootstrap", "10", "--folds", "2"])
+    assert res.exit_code in (0, 2), res.output
+    assert "field 'label'" not in res.output and "field 'pred'" not in res.output
+
+
+def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = shared_file("ifpug/ilf_runs.jsonl")
+    args: list[str | Path] = [data, "--where", "task=ilf_selection", "--pred-field",
+                              "final_answer", "--truth-field", "ground_truth", "--id-field",
+                              "run,doc_id", "--cache-dir", tmp_path / "c"]
+    _eval(*args, "--judge", "local", "--out", tmp_path / "run", "--bootstrap", "100")
+    shot = (REPO / "docs" / "report.png" if os.environ.get("SIMJUDGE_UPDATE_SCREENSHOT")
+            else tmp_path / "report.png")
+    _overrides_roundtrip(tmp_path, tmp_path / "run", args, shot)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_browser_audit_panel_run_shows_every_member(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = EXAMPLES / "glossary_en_zh.jsonl"
+    args: list[str | Path] = [data, "--id-field", "id", "--cache-dir", tmp_path / "c"]
+    _eval(*args, "--judge", "local", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    # each clicked cell lists local, lexical and the panel's vote
+    assert all(len(r) == 3 for r in seen["rationales"])
+    assert any("mean vote of 2/2 ok members" in x for r in seen["rationales"] for x in r)
+    _overrides_roundtrip(tmp_path, tmp_path / "run", args)
+
+
+def test_lazy_rendering(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = [{"id": f"i{k:03d}", "pred": [f"p{k} {i}" for i in range(5)],
+             "truth": [f"t{k} {j}" for j in range(5)]} for k in range(200)]
+    _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
+          tmp_path / "run", "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    assert 0 < seen["rects_at_load"] < 200 * 25  # only items near the viewport are drawn
