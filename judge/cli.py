@@ -193,6 +193,17 @@ def eval_command(
         help="Retries with backoff for 429/5xx/timeouts.")] = 2,
     prices: Annotated[Path | None, typer.Option(
         help="TOML price table (USD per 1M tokens) replacing the dated default.")] = None,
+    fc_format: Annotated[str, typer.Option(
+        "--format", help="function-call: seed, openai (tool_calls) or bfcl.")] = "seed",
+    functions: Annotated[Path | None, typer.Option(
+        help="function-call --format bfcl: the question file with the function schemas.")
+    ] = None,
+    arg_judge: Annotated[str | None, typer.Option(
+        help="function-call: judge spec for string argument equivalence (e.g. local).")
+    ] = None,
+    arg_tau: Annotated[float, typer.Option(
+        help="function-call: argument values match when the judge's score is > this.")
+    ] = 0.7,
     http: Annotated[str, typer.Option(
         help="openai: HTTP transport: auto (aiohttp when installed), aiohttp or httpx.")
     ] = "auto",
@@ -239,12 +250,22 @@ def eval_command(
                                          (specs[0] if specs else "local"))
             if isinstance(judge_obj, Panel):
                 judge_obj.tau = tau
-        items = load_items(data, task, pred_field, truth_field, ids, gold, where or [])
+        items = load_items(data, task, pred_field, truth_field, ids, gold, where or [],
+                           fmt=fc_format, functions=functions)
+        arg_judge_obj = None
+        if arg_judge is not None and task == "function-call":
+            from judge.judges import JudgeOptions as _Opts
+            from judge.judges import parse_judge_spec
+
+            arg_judge_obj = parse_judge_spec(arg_judge, _Opts(
+                **{**options.__dict__, "scorer": "argument_equivalence@v1"}))
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
         run_dir = out_dir or Path("runs") / f"{stamp}-{task}"
         extra = {
             "command": ["simjudge", *sys.argv[1:]],
             "data": {"path": str(data), "sha256": file_sha256(data)},
+            "functions": ({"path": str(functions), "sha256": file_sha256(functions)}
+                          if functions else None),
             "gold": {"path": str(gold), "sha256": file_sha256(gold)} if gold else None,
             "fields": {"pred": pred_field, "truth": truth_field, "id": ids, "where": where or []},
             "tau_from": calibration,
@@ -255,7 +276,8 @@ def eval_command(
                 result = run_evaluation(items, task, judge_obj, tau=tau, context=context,
                                         cache=cache, config_extra=extra, out=run_dir,
                                         overwrite=overwrite, progress_factory=factory,
-                                        bootstrap=bootstrap, seed=seed)
+                                        bootstrap=bootstrap, seed=seed, fc_format=fc_format,
+                                        arg_judge=arg_judge_obj, arg_tau=arg_tau)
         finally:
             cache.close()
     except (InputError, CacheMissError) as exc:

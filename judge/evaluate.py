@@ -15,13 +15,13 @@ from typing import Any
 
 from judge.cache import JudgeCache
 from judge.errors import InputError
+from judge.fctask import judge_arguments, score_function_call
 from judge.items import Item, check_task, items_from_dicts
 from judge.judges import Judge, JudgeContext, parse_judge_spec
 from judge.matrix import SimilarityMatrix, build_matrices_async, distinct_pairs
 from judge.panel import Panel, agreement
 from judge.runs import check_out_dir, dumps, write_run
 from judge.tasks import (
-    score_function_call,
     score_generation,
     score_judgment,
     score_multilabel,
@@ -72,7 +72,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
                    zero_division: float = 0.0, config_extra: Mapping[str, Any] | None = None,
                    out: str | Path | None = None, overwrite: bool = False,
                    progress_factory: Callable[[int, Any], Callable[[int], None]] | None = None,
-                   bootstrap: int = 1000, seed: int = 0) -> EvalResult:
+                   bootstrap: int = 1000, seed: int = 0, fc_format: str = "seed",
+                   arg_judge: Judge | None = None, arg_tau: float = 0.7) -> EvalResult:
     """Score ``items`` for ``task`` (judging similarity for ``selection``) and optionally write
     the run directory.
 
@@ -93,6 +94,9 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         bootstrap: resamples for the 95 % CIs of the dataset metrics in ``summary.json``
             (resampling items; 0 = none).
         seed: random seed of the bootstrap.
+        fc_format: function calls: ``seed``, ``openai`` or ``bfcl`` (see :mod:`judge.fctask`).
+        arg_judge: function calls: a judge of string argument equivalence (optional).
+        arg_tau: its threshold (a value pair is equivalent when the score is > arg_tau).
 
     Raises:
         judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
@@ -143,7 +147,14 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
     elif task == "judgment":
         rows, metrics = score_judgment(items, zero_division)
     elif task == "function-call":
-        rows, metrics = score_function_call(items)
+        equivalent = None
+        if arg_judge is not None:
+            equivalent, arg_verdicts = judge_arguments(items, fc_format, arg_judge, ctx, arg_tau)
+            verdicts = arg_verdicts
+            verdict_rows = [v.model_dump() for v in arg_verdicts]
+            accounting["arg_judge"] = {"id": arg_judge.id, "tau": arg_tau,
+                                       "pairs_judged": len(arg_verdicts)}
+        rows, metrics = score_function_call(items, fc_format, equivalent)
     elif task == "generation":
         rows, metrics = score_generation(items)
     elif task == "multilabel":
@@ -161,7 +172,9 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
     config: dict[str, Any] = {
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "task": task, "tau": tau, "context": context, "zero_division": zero_division,
-        "judge": judge.describe() if (judge is not None and task == "selection") else None,
+        "judge": judge.describe() if (judge is not None and task == "selection") else (
+            arg_judge.describe() if arg_judge is not None else None),
+        "function_call_format": fc_format if task == "function-call" else None,
         "cache": {"directory": str(cache.directory), "mode": cache.mode},
         "versions": package_versions(), **(dict(config_extra or {})),
     }

@@ -10,7 +10,7 @@ one side only is an error naming it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ class Item:
         pred: the prediction, typed per task (list[str], bool, list of calls, str, labels…).
         truth: the gold answer, typed per task.
         query: optional free text shown in reports (e.g. the seed 003 ``query``).
+        extra: format-specific data (e.g. BFCL function schemas and category).
     """
 
     id: str
@@ -56,6 +57,7 @@ class Item:
     pred: Any
     truth: Any
     query: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def check_task(task: str) -> None:
@@ -67,8 +69,10 @@ def check_task(task: str) -> None:
 
 def items_from_records(records: Sequence[Record], task: str, pred_field: str | None = None,
                        truth_field: str | None = None, id_fields: Sequence[str] = (),
-                       gold_records: Sequence[Record] | None = None) -> list[Item]:
-    """Extract typed items from records (not for ``ranking``).
+                       gold_records: Sequence[Record] | None = None,
+                       extract_pred: Extractor | None = None) -> list[Item]:
+    """Extract typed items from records (not for ``ranking``); ``extract_pred`` replaces the
+    task's prediction extractor (e.g. OpenAI tool calls).
 
     Raises:
         InputError: unknown task, a missing or mistyped field, a duplicate id, or an id
@@ -80,6 +84,7 @@ def items_from_records(records: Sequence[Record], task: str, pred_field: str | N
     pf = pred_field or DEFAULT_FIELDS[task][0]
     tf = truth_field or DEFAULT_FIELDS[task][1]
     get_pred, get_truth = EXTRACTORS[task]
+    get_pred = extract_pred or get_pred
     id_name = ",".join(id_fields) or "id"
     preds = _index_by_id(records, id_fields, id_name)
     gold = _index_by_id(gold_records, id_fields, id_name) if gold_records is not None else None
@@ -111,7 +116,8 @@ def _index_by_id(records: Sequence[Record], id_fields: Sequence[str],
 
 def load_items(data: str | Path, task: str, pred_field: str | None = None,
                truth_field: str | None = None, id_fields: Sequence[str] = (),
-               gold: str | Path | None = None, where: Sequence[str] = ()) -> list[Item]:
+               gold: str | Path | None = None, where: Sequence[str] = (),
+               fmt: str = "seed", functions: str | Path | None = None) -> list[Item]:
     """Read a data file (and optional gold file) into items.
 
     Args:
@@ -123,6 +129,8 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
         id_fields: field(s) identifying an item.
         gold: separate gold file (for ``ranking``: TREC qrels, required).
         where: ``FIELD=VALUE`` filters applied to the data records (and gold records).
+        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
+        functions: BFCL only: the question file with the function schemas.
 
     Raises:
         InputError: any bad input, named by file, line and field.
@@ -130,6 +138,11 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
     check_task(task)
     if task == "ranking":
         return load_ranking(data, gold)
+    if task == "function-call":
+        from judge.fctask import load_fc_items
+
+        return load_fc_items(data, fmt, pred_field, truth_field, id_fields, gold, functions,
+                             where)
     filters = io.parse_where(where)
     records = io.filter_records(io.read_records(data), filters)
     if not records:

@@ -17,7 +17,6 @@ from metrics import (
     aggregate_fuzzy,
     binary_scores,
     err_at_k,
-    fc_score_items,
     fuzzy_match,
     multilabel_scores,
     ndcg_at_k,
@@ -78,18 +77,6 @@ def score_judgment(items: Sequence[Item],
     rows = [{"id": i.id, "source": i.source, "pred": p, "truth": t, "correct": p == t}
             for i, p, t in zip(items, y_pred, y_true, strict=True)]
     return rows, binary_scores(y_true, y_pred, zero_division=zero_division).to_dict()
-
-
-def score_function_call(items: Sequence[Item]) -> tuple[Rows, dict[str, Any]]:
-    """Seed 003 scores: fn_acc_name, fn_acc_all, ROUGE-1/2/L, BLEU-4 (means over items)."""
-    per = fc_score_items([{"query": i.query, "gold_fn": i.truth, "pred_fn": i.pred}
-                          for i in items])
-    rows = [{"id": i.id, "source": i.source, **r} for i, r in zip(items, per, strict=True)]
-    keys = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
-    metrics: dict[str, Any] = {"eval_size": len(items)}
-    for k in keys:
-        metrics[k] = float(np.mean([r[k] for r in per]))
-    return rows, metrics
 
 
 def score_generation(items: Sequence[Item],

@@ -71,7 +71,9 @@ def metric_function(task: str, rows: Rows) -> Callable[[Rows], dict[str, float]]
     if task == "judgment":
         return _judgment
     if task == "function-call":
-        return _means(("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4"))
+        means = _means(("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4"))
+        return lambda rs: {"accuracy": float(np.mean([bool(r.get("correct")) for r in rs])),
+                           **means(rs)}
     if task == "generation":
         return _means(("precision", "recall", "f1"))
     if task == "multilabel":

@@ -18,6 +18,13 @@ from metrics.agreement import (
     spearman,
 )
 from metrics.binary import BinaryScores, binary_scores, confusion_counts, scores_from_counts
+from metrics.fc_check import (
+    CallCheck,
+    ItemCheck,
+    check_call,
+    check_item,
+    standardize_string,
+)
 from metrics.function_calls import (
     FC_KEYS,
     fc_score,
@@ -78,8 +85,10 @@ __all__ = [
     "FC_KEYS",
     "OBJECTIVES",
     "BinaryScores",
+    "CallCheck",
     "FuzzyAggregate",
     "FuzzyMatchResult",
+    "ItemCheck",
     "Match",
     "MultilabelScores",
     "RougeBleu",
@@ -94,6 +103,8 @@ __all__ = [
     "bootstrap_indices",
     "candidate_thresholds",
     "char_tokenize",
+    "check_call",
+    "check_item",
     "choice_precision",
     "cohen_kappa",
     "confusion_counts",
@@ -130,6 +141,7 @@ __all__ = [
     "score_function_calls",
     "scores_from_counts",
     "spearman",
+    "standardize_string",
     "stratified_folds",
     "strict_argument_score",
     "sweep_arrays",

@@ -1,0 +1,246 @@
+"""``--task function-call``: loading the three formats, optional semantic argument judging, and
+scoring each item by BFCL's rules (correct + error type) and by seed 003's metrics.
+
+Per item: ``correct`` and ``error_type`` (wrong_count, wrong_name, missing_required,
+unexpected_param, type_mismatch, value_mismatch, missing_optional, unparseable) from
+:mod:`metrics.fc_check` (calls matched one-to-one by an assignment solver), plus seed 003's
+``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4. For BFCL gold (lists of acceptable
+values) the seed metrics compare against one concrete gold call: each parameter's first
+acceptable value.
+
+``--arg-judge SPEC`` judges string argument values that differ in form ("开启" vs "打开") with
+any judge (prompt ``argument_equivalence@v1`` for LLM judges, cached like every call); a value
+pair counts as equal when its score is strictly above ``--arg-tau``. Numbers, and strings that
+read as numbers ("22" vs "23"), are never judged: they must be equal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judge import io
+from judge.errors import InputError
+from judge.fcformats import (
+    Unparseable,
+    canonical_gold_calls,
+    decode_bfcl_result,
+    load_bfcl,
+    openai_tool_calls,
+)
+from judge.items import Item, items_from_records
+from judge.judges.base import Judge, JudgeContext, Pair
+from judge.verdict import Verdict
+from metrics import fc_score_items, standardize_string
+from metrics.fc_check import ERROR_TYPES, check_item, names_match
+
+FORMATS = ("seed", "openai", "bfcl")
+
+
+def _is_number(x: Any) -> bool:
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (int, float)):
+        return True
+    if isinstance(x, str):
+        try:
+            float(x.strip())
+            return True
+        except ValueError:
+            return False
+    return False
+
+
+def load_fc_items(data: str | Path, fmt: str, pred_field: str | None, truth_field: str | None,
+                  id_fields: Sequence[str], gold: str | Path | None,
+                  functions: str | Path | None, where: Sequence[str]) -> list[Item]:
+    """Items of a function-call evaluation in the given format.
+
+    Raises:
+        InputError: unknown format, missing --gold/--functions for BFCL, or bad records.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown function-call format {fmt!r}; expected one of "
+                         f"{', '.join(FORMATS)}", field="format")
+    if fmt == "bfcl":
+        if gold is None or functions is None:
+            raise InputError("--format bfcl needs --gold POSSIBLE_ANSWER_FILE and "
+                             "--functions QUESTION_FILE", field="gold")
+        return [Item(b.id, b.source, b.result, b.gold, b.question,
+                     {"schemas": b.schemas, "category": b.category})
+                for b in load_bfcl(data, gold, functions)]
+    filters = io.parse_where(where)
+    records = io.filter_records(io.read_records(data), filters)
+    gold_records = io.filter_records(io.read_records(gold), filters) if gold else None
+    if not records:
+        raise InputError("no records", data)
+    if fmt == "seed":
+        return items_from_records(records, "function-call", pred_field, truth_field, id_fields,
+                                  gold_records)
+    def tool_calls(rec: io.Record, field: str) -> Any:
+        try:
+            return openai_tool_calls(rec, field)
+        except Unparseable as exc:
+            return exc  # kept as the prediction: scored as an unparseable item, never credited
+
+    return items_from_records(records, "function-call", pred_field or "tool_calls", truth_field,
+                              id_fields, gold_records, extract_pred=tool_calls)
+
+
+def _checkable(item: Item, fmt: str) -> tuple[list[dict[str, Any]] | None, dict[str, Any],
+                                              list[dict[str, Any]], bool, str]:
+    """(pred calls as {name: params} or None if unparseable, gold dict, schemas, single,
+    unparseable message)."""
+    if fmt == "bfcl":
+        try:
+            pred = decode_bfcl_result(item.pred)
+        except Unparseable as exc:
+            return None, item.truth, item.extra["schemas"], item.extra["category"] == "simple", \
+                str(exc)
+        return pred, item.truth, item.extra["schemas"], item.extra["category"] == "simple", ""
+    if isinstance(item.pred, Unparseable):
+        return None, {}, [], False, str(item.pred)
+    # seed/OpenAI gold is one concrete call per entry: each argument's only acceptable value;
+    # repeated function names get BFCL-style suffixes (light_control_1, light_control_2) and a
+    # schema is inferred from the gold arguments (their JSON types; all of them required)
+    gold: dict[str, Any] = {}
+    schemas: dict[str, dict[str, Any]] = {}
+    totals = {c["name"]: sum(1 for d in item.truth if d["name"] == c["name"]) for c in item.truth}
+    seen: dict[str, int] = {}
+    for call in item.truth:
+        name, args = call["name"], call.get("arguments", {})
+        seen[name] = seen.get(name, 0) + 1
+        key = f"{name}_{seen[name]}" if totals[name] > 1 else name
+        gold[key] = {p: [v] for p, v in args.items()}
+        params = schemas.setdefault(name, {"name": name, "parameters": {
+            "properties": {}, "required": list(args)}})["parameters"]
+        for p, v in args.items():
+            params["properties"].setdefault(p, {"type": _json_type(v)})
+        params["required"] = [p for p in params["required"] if p in args]
+    pred = [{c["name"]: dict(c.get("arguments", {}))} for c in item.pred]
+    return pred, gold, list(schemas.values()), False, ""
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "dict"
+    return "string"
+
+
+def argument_pairs(items: Sequence[Item], fmt: str) -> list[Pair]:
+    """Distinct (predicted, gold) string argument values worth a semantic judgement: same
+    function and parameter, both non-numeric strings, different after standardisation."""
+    seen: dict[Pair, None] = {}
+    for item in items:
+        pred, gold, schemas, _, _ = _checkable(item, fmt)
+        if pred is None:
+            continue
+        for gname, gparams in gold.items():
+            for call in pred:
+                (pname, pparams), = call.items()
+                if not any(names_match(pname, s["name"]) and s["name"] in gname for s in schemas):
+                    continue
+                for param, acceptable in gparams.items():
+                    v = pparams.get(param)
+                    if not isinstance(v, str) or _is_number(v):
+                        continue
+                    for a in acceptable:
+                        if (isinstance(a, str) and a != "" and not _is_number(a)
+                                and standardize_string(a) != standardize_string(v)):
+                            seen.setdefault((v, a), None)
+    return list(seen)
+
+
+def judge_arguments(items: Sequence[Item], fmt: str, judge: Judge, ctx: JudgeContext,
+                    tau: float) -> tuple[Callable[[str, str], bool], list[Verdict]]:
+    """Judge the distinct string argument pairs once; returns the equivalence test and the
+    verdicts (for the audit trail)."""
+    pairs = argument_pairs(items, fmt)
+    ctx.context = "function-call argument values"
+    verdicts = asyncio.run(judge.judge_pairs(pairs, ctx)) if pairs else []
+    same = {(v.pred, v.truth) for v in verdicts
+            if v is not None and v.outcome == "ok" and v.score is not None and v.score > tau}
+
+    def equivalent(pred: str, gold: str) -> bool:
+        return not _is_number(pred) and (pred, gold) in same
+
+    return equivalent, [v for v in verdicts if v is not None]
+
+
+def score_function_call(items: Sequence[Item], fmt: str = "seed",
+                        equivalent: Callable[[str, str], bool] | None = None,
+                        ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Per-item rows and dataset metrics (see module docstring)."""
+    seed_rows: list[dict[str, Any]] = []
+    checks: list[tuple[str, bool, str, list[list[int]]]] = []
+    for item in items:
+        pred, gold, schemas, single, why = _checkable(item, fmt)
+        if pred is None:
+            checks.append(("unparseable", False, why, []))
+            seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
+                              "pred_fn": []})
+            continue
+        res = check_item(pred, gold, schemas, single=single, string_equivalent=equivalent)
+        checks.append((res.error_type, res.correct, res.message,
+                       [[g, p] for g, p, _ in res.pairs]))
+        seed_pred = []
+        for call in pred:
+            (name, params), = call.items()
+            schema_name = next((s["name"] for s in schemas if names_match(name, s["name"])), name)
+            seed_pred.append({"name": schema_name, "arguments": params})
+        seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
+                          "pred_fn": seed_pred})
+    arg_scorer = _equivalence_scorer(equivalent) if equivalent is not None else None
+    per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
+    rows = []
+    for item, (etype, correct, msg, pairs), r in zip(items, checks, per, strict=True):
+        row = {"id": item.id, "source": item.source, "correct": correct,
+               "error_type": etype or None, "error": msg or None, "matching": pairs, **r}
+        if fmt == "bfcl":
+            row["category"] = item.extra["category"]
+        rows.append(row)
+    metrics: dict[str, Any] = {
+        "eval_size": len(rows), "accuracy": float(np.mean([r["correct"] for r in rows])),
+        **{k: float(np.mean([r[k] for r in rows]))
+           for k in ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")},
+        "error_types": {e: sum(1 for r in rows if r["error_type"] == e) for e in ERROR_TYPES},
+    }
+    if fmt == "bfcl":
+        cats = sorted({r["category"] for r in rows})
+        metrics["accuracy_by_category"] = {
+            c: float(np.mean([r["correct"] for r in rows if r["category"] == c])) for c in cats}
+    return rows, metrics
+
+
+def _seed_gold(item: Item, fmt: str) -> list[dict[str, Any]]:
+    return canonical_gold_calls(item.truth, item.extra["schemas"]) if fmt == "bfcl" else list(
+        item.truth)
+
+
+def _equivalence_scorer(equivalent: Callable[[str, str], bool]) -> Callable[..., float]:
+    """Seed-style strict argument score where judged-equivalent strings count as equal."""
+    def score(gold: Any, pred: Any) -> float:
+        g, p = gold.get("arguments", {}), pred.get("arguments", {})
+        if set(g) != set(p):
+            return 0.0
+        for k, gv in g.items():
+            pv = p[k]
+            if gv == pv:
+                continue
+            if isinstance(gv, str) and isinstance(pv, str) and equivalent(pv, gv):
+                continue
+            return 0.0
+        return 1.0
+    return score
