@@ -42,6 +42,7 @@ class _ScorerTokenizer:
         self._fn = fn
 
     def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` from the wrapped tokenizer."""
         return list(self._fn(text))
 
 
