@@ -14,7 +14,7 @@ import numpy as np
 
 from judge.errors import InputError
 from judge.panel import VOTES, vote
-from judge.rundir import StoredRun
+from judge.rundir import StoredRun, stored_matrix
 from judge.uncertainty import bootstrap_cis
 from metrics import aggregate_fuzzy, fuzzy_match, normalize
 
@@ -77,9 +77,7 @@ def rescore(run: StoredRun, tau: float, rule: str | None = None, quorum: int | N
             raise InputError(f"quorum must be 1..{len(judge['members'])}", field="quorum")
         matrices = _panel_matrices(run, rule, quorum, tau)
     else:
-        matrices = [np.array([[np.nan if x is None else x for x in r] for r in row["scores"]],
-                             dtype=np.float64).reshape(len(row["pred"]), len(row["truth"]))
-                    for row in run.items]
+        matrices = [stored_matrix(row) for row in run.items]
     zd = float(run.config.get("zero_division", 0.0))
     results = [fuzzy_match(row["pred"], row["truth"], m, tau=tau, zero_division=zd)
                for row, m in zip(run.items, matrices, strict=True)]

@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from judge.errors import InputError
+
+
+def stored_matrix(row: dict[str, Any]) -> NDArray[np.float64]:
+    """A selection item's similarity matrix from its ``items.jsonl`` row (null → NaN)."""
+    return np.array([[np.nan if x is None else x for x in r] for r in row["scores"]],
+                    dtype=np.float64).reshape(len(row["pred"]), len(row["truth"]))
 
 
 @dataclass

@@ -61,11 +61,10 @@ def rescore_selection_rows(rows: Sequence[dict[str, Any]], tau: float,
     Raises:
         KeyError: a row without those fields (a run written before they were stored).
     """
-    results = [fuzzy_match(r["pred"], r["truth"],
-                           np.array([[np.nan if x is None else x for x in row]
-                                     for row in r["scores"]], dtype=np.float64).reshape(
-                               len(r["pred"]), len(r["truth"])),
-                           tau=tau, zero_division=zero_division) for r in rows]
+    from judge.rundir import stored_matrix
+
+    results = [fuzzy_match(r["pred"], r["truth"], stored_matrix(r), tau=tau,
+                           zero_division=zero_division) for r in rows]
     return aggregate_fuzzy(results, zero_division=zero_division).to_dict()
 
 
