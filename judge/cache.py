@@ -12,24 +12,57 @@ without new calls.
 Modes: ``read-write`` (default), ``read-only`` (never writes), ``off`` (never reads or writes),
 ``cache-only`` (a miss raises :class:`judge.errors.CacheMissError`: reproduce a run offline).
 The directory defaults to ``$SIMJUDGE_CACHE_DIR`` or ``~/.cache/simjudge``.
+
+Storage (issue 11, "Disk and concurrency"):
+
+* ``read-only`` and ``cache-only`` open the SQLite file itself read-only (URI ``mode=ro``, and
+  ``immutable=1`` when the directory is on a read-only filesystem, where SQLite cannot create the
+  WAL index): they work on a read-only mount or a directory the user may not write to.
+  ``diskcache.Cache`` always writes when it opens (tables, settings), so it is used for
+  ``read-write`` only.
+* A write that the filesystem refuses (disk full ``ENOSPC``, file size limit ``EFBIG``, quota,
+  I/O error) raises :class:`CacheStorageError` at once: the run stops with one message instead of
+  paying for answers it cannot keep. Every answer stored before stays in the cache (each store is
+  its own SQLite transaction), so a rerun pays for none of them.
+* Two processes sharing a cache directory do not pay twice for one call: :meth:`JudgeCache.claim`
+  takes a short lease per key in a side database (``DIR/leases``; ``diskcache.Cache.add`` is
+  atomic across processes) before calling; the other process waits for the answer. A lease is
+  renewed while its holder works and lapses ``lease_ttl_s`` after the holder stops renewing it; a
+  holder on this host whose process is gone is detected at once. A waiter calls anyway after
+  ``max_wait_s``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+import socket
+import sqlite3
+import time
+import urllib.parse
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 import diskcache
 
-from judge.errors import CacheMissError
+from judge.errors import CacheMissError, InputError
+from judge.runs import pid_alive
 
 CacheMode = Literal["read-write", "read-only", "off", "cache-only"]
 CACHE_MODES: tuple[str, ...] = ("read-write", "read-only", "off", "cache-only")
 
 _SECRET_NAMES = ("api_key", "apikey", "authorization", "headers", "token", "secret", "password")
+_STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
+
+
+class CacheStorageError(OSError):
+    """The cache directory refused a read or write (disk full, file size limit, read-only
+    filesystem, I/O error). Answers stored before the failure are kept."""
 
 
 def default_cache_dir() -> Path:
@@ -67,76 +100,207 @@ def cache_key(**parts: Any) -> str:
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
 
 
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    name = getattr(exc, "sqlite_errorname", None)
+    return f"{exc} ({name})" if name else str(exc) or type(exc).__name__
+
+
+class ReadOnlyStore:
+    """Reads a diskcache directory without writing anything (not even SQLite's WAL index).
+
+    Opens ``DIR/cache.db`` with the URI ``mode=ro``; where SQLite cannot open it so (a read-only
+    filesystem without the ``-shm``/``-wal`` files), with ``immutable=1``, which is safe because
+    nobody can write there. Values are decoded by ``diskcache.Disk`` as ``Cache.get`` does.
+
+    Raises:
+        sqlite3.Error: the file is not a diskcache database.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        path = urllib.parse.quote(str((directory / "cache.db").resolve()))
+        con: sqlite3.Connection | None = None
+        last: sqlite3.Error | None = None
+        for flags in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                con = sqlite3.connect(f"file:{path}?{flags}", uri=True)
+                con.execute("SELECT 1 FROM Cache LIMIT 1").fetchall()
+                break
+            except sqlite3.OperationalError as exc:
+                last = exc
+                if con is not None:
+                    con.close()
+                con = None
+        if con is None:
+            assert last is not None
+            raise last
+        self._con = con
+        self._disk = diskcache.Disk(str(directory))
+
+    def get(self, key: str) -> Any | None:
+        """The unexpired value stored under ``key``, or None."""
+        db_key, raw = self._disk.put(key)
+        rows = self._con.execute(
+            "SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = ?"
+            " AND (expire_time IS NULL OR expire_time > ?)", (db_key, raw, time.time())).fetchall()
+        if not rows:
+            return None
+        mode, filename, value = rows[0]
+        try:
+            return self._disk.fetch(mode, filename, value, False)
+        except OSError:
+            return None
+
+    def __len__(self) -> int:
+        (n,) = self._con.execute("SELECT value FROM Settings WHERE key = 'count'").fetchone()
+        return int(n)
+
+    def volume(self) -> int:
+        """Bytes on disk as ``diskcache.Cache.volume``: database pages plus value files."""
+        (pages,) = self._con.execute("PRAGMA page_count").fetchone()
+        (page_size,) = self._con.execute("PRAGMA page_size").fetchone()
+        (size,) = self._con.execute("SELECT value FROM Settings WHERE key = 'size'").fetchone()
+        return int(pages) * int(page_size) + int(size)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._con.close()
+
+
 class JudgeCache:
     """A diskcache directory with one of the four modes.
 
     Args:
         directory: cache directory (created when writing is allowed); None → default.
         mode: ``read-write``, ``read-only``, ``off`` or ``cache-only``.
+        lease_ttl_s: seconds a cross-process lease (:meth:`claim`) lives without renewal; its
+            holder renews it every third of that while it works.
+        max_wait_s: longest wait for another process's answer before calling anyway.
 
     Raises:
         ValueError: unknown mode.
     """
 
     def __init__(self, directory: str | Path | None = None,
-                 mode: CacheMode | str = "read-write") -> None:
+                 mode: CacheMode | str = "read-write", *, lease_ttl_s: float = 30.0,
+                 max_wait_s: float = 600.0) -> None:
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode: expected one of {CACHE_MODES}, got {mode!r}")
         self.mode = mode
         self.directory = Path(directory).expanduser() if directory else default_cache_dir()
+        self.lease_ttl_s = lease_ttl_s
+        self.max_wait_s = max_wait_s
+        self.stored = 0  # answers stored by this object (for the disk-full message)
         self._cache: diskcache.Cache | None = None
+        self._ro: ReadOnlyStore | None = None
+        self._leases: diskcache.Cache | None = None
+        self._owner = {"host": socket.gethostname(), "pid": os.getpid()}
 
-    def _open(self) -> diskcache.Cache | None:
+    # ------------------------------------------------------------------ storage
+    def _open(self) -> diskcache.Cache | ReadOnlyStore | None:
         if self.mode == "off":
             return None
+        if self.mode in ("read-only", "cache-only"):
+            if self._ro is None:
+                if not (self.directory / "cache.db").exists():
+                    return None
+                try:
+                    self._ro = ReadOnlyStore(self.directory)
+                except sqlite3.Error as exc:
+                    raise InputError(f"cannot read the cache: {_reason(exc)}",
+                                     self.directory) from None
+            return self._ro
         if self._cache is None:
-            if self.mode in ("read-only", "cache-only") and not self.directory.exists():
-                return None
-            self._cache = diskcache.Cache(str(self.directory))
+            try:
+                self._cache = diskcache.Cache(str(self.directory))
+            except _STORAGE_ERRORS as exc:
+                raise InputError(
+                    f"cannot open the cache for writing: {_reason(exc)} (use --cache-mode "
+                    "read-only to reuse it without writing, or --cache-dir elsewhere)",
+                    self.directory) from None
         return self._cache
+
+    def _storage_error(self, doing: str, exc: BaseException) -> CacheStorageError:
+        return CacheStorageError(
+            f"cannot {doing} the judge-call cache in {self.directory}: {_reason(exc)}. The "
+            f"{self.stored} answer(s) stored by this run before it are kept; free space (or "
+            "raise the limit) and rerun: stored calls are not paid for again")
 
     def get(self, key: str) -> Any | None:
         """The stored value, or None on a miss (or in ``off`` mode).
 
         Raises:
             CacheMissError: a miss in ``cache-only`` mode.
+            judge.errors.InputError: the directory cannot be opened (read-write mode: not
+                writable; read modes: not a cache).
+            CacheStorageError: the database refused the read.
         """
-        cache = self._open()
-        value = cache.get(key) if cache is not None else None
+        store = self._open()
+        try:
+            value = store.get(key) if store is not None else None
+        except _STORAGE_ERRORS as exc:
+            raise self._storage_error("read", exc) from None
         if value is None and self.mode == "cache-only":
             raise CacheMissError(
                 f"cache-only mode: no cached answer for key {key[:16]}… in {self.directory}")
         return value
 
     def set(self, key: str, value: Any) -> bool:
-        """Store ``value`` (JSON-like) unless the mode forbids writing; returns whether stored."""
+        """Store ``value`` (JSON-like) unless the mode forbids writing; returns whether stored.
+
+        Raises:
+            CacheStorageError: the filesystem refused the write (disk full, size limit…).
+        """
         if self.mode != "read-write":
             return False
         cache = self._open()
-        assert cache is not None
-        cache.set(key, value)
+        assert isinstance(cache, diskcache.Cache)
+        try:
+            cache.set(key, value, retry=True)
+        except _STORAGE_ERRORS as exc:
+            raise self._storage_error("write to", exc) from None
+        self.stored += 1
         return True
 
     def set_many(self, entries: dict[str, Any]) -> int:
         """Store several entries in one transaction (one disk sync instead of one per entry);
-        returns how many were stored (0 unless the mode is ``read-write``)."""
+        returns how many were stored (0 unless the mode is ``read-write``).
+
+        Raises:
+            CacheStorageError: the filesystem refused the write; none of ``entries`` is stored.
+        """
         if self.mode != "read-write" or not entries:
             return 0
         cache = self._open()
-        assert cache is not None
-        with cache.transact():
-            for key, value in entries.items():
-                cache.set(key, value)
+        assert isinstance(cache, diskcache.Cache)
+        try:
+            with cache.transact(retry=True):
+                for key, value in entries.items():
+                    cache.set(key, value)
+        except _STORAGE_ERRORS as exc:
+            raise self._storage_error("write to", exc) from None
+        self.stored += len(entries)
         return len(entries)
 
     def stats(self) -> dict[str, Any]:
-        """``{"directory", "mode", "entries", "size_bytes"}``."""
-        cache = self._open() if self.directory.exists() else None
-        if cache is None:
-            return {"directory": str(self.directory), "mode": self.mode, "entries": 0,
-                    "size_bytes": 0}
-        return {"directory": str(self.directory), "mode": self.mode, "entries": len(cache),
-                "size_bytes": int(cache.volume())}
+        """``{"directory", "mode", "entries", "size_bytes"}`` (read without writing, so a
+        read-only cache can be inspected)."""
+        empty = {"directory": str(self.directory), "mode": self.mode, "entries": 0,
+                 "size_bytes": 0}
+        if self._cache is not None:
+            return {**empty, "entries": len(self._cache), "size_bytes": int(self._cache.volume())}
+        if not (self.directory / "cache.db").exists():
+            return empty
+        try:
+            store = ReadOnlyStore(self.directory)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot read the cache: {_reason(exc)}", self.directory) from None
+        try:
+            return {**empty, "entries": len(store), "size_bytes": store.volume()}
+        finally:
+            store.close()
 
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""
@@ -148,7 +312,119 @@ class JudgeCache:
         return n
 
     def close(self) -> None:
-        """Close the underlying database."""
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
+        """Close the underlying databases."""
+        for c in (self._cache, self._ro, self._leases):
+            if c is not None:
+                c.close()
+        self._cache = self._ro = self._leases = None
+
+    # ------------------------------------------------------------------ leases
+    def _lease_db(self) -> diskcache.Cache:
+        if self._leases is None:
+            try:
+                self._leases = diskcache.Cache(str(self.directory / "leases"),
+                                               eviction_policy="none")
+            except _STORAGE_ERRORS as exc:
+                raise self._storage_error("open the leases of", exc) from None
+        return self._leases
+
+    def _try_lease(self, key: str) -> str | None:
+        token = uuid.uuid4().hex
+        try:
+            added = self._lease_db().add(f"{key}:lease", {**self._owner, "token": token},
+                                         expire=self.lease_ttl_s, retry=True)
+        except _STORAGE_ERRORS as exc:
+            raise self._storage_error("write to", exc) from None
+        return token if added else None
+
+    def _lease_free(self, key: str) -> bool:
+        """True when nobody holds ``key``'s lease (expired, released, or its holder on this
+        host is dead — then the stale lease is removed)."""
+        db = self._lease_db()
+        holder = db.get(f"{key}:lease", retry=True)
+        if holder is None:
+            return True
+        if holder.get("host") == self._owner["host"] and not pid_alive(int(holder["pid"])):
+            self._release(key, holder["token"])
+            return True
+        return False
+
+    def _release(self, key: str, token: str) -> None:
+        db = self._lease_db()
+        try:
+            with db.transact(retry=True):
+                holder = db.get(f"{key}:lease")
+                if holder is not None and holder.get("token") == token:
+                    db.delete(f"{key}:lease")
+        except _STORAGE_ERRORS:
+            pass  # it lapses after lease_ttl_s
+
+    async def _renew(self, key: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ttl_s / 3)
+            try:
+                db = self._lease_db()
+                holder = db.get(f"{key}:lease", retry=True)
+                if holder is None or holder.get("token") != token:
+                    return
+                db.touch(f"{key}:lease", expire=self.lease_ttl_s, retry=True)
+            except _STORAGE_ERRORS:
+                return
+
+    @asynccontextmanager
+    async def claim(self, key: str, slots: asyncio.Semaphore | None = None,
+                    ) -> AsyncIterator[None]:
+        """Make the body the only computation of ``key`` among processes sharing the cache.
+
+        In ``read-write`` mode, when ``key`` is not cached: take the key's lease (atomic across
+        processes) and run the body holding it, renewing it; if another process holds it, wait
+        (polling, without holding a slot) until it stores the answer or gives the lease up, then
+        try again. The body must read the cache first (the answer may have arrived) and store a
+        successful answer before leaving; the lease is released on exit, also on an error.
+        Other modes: the body runs at once.
+
+        Args:
+            key: the cache key.
+            slots: bounds the leases this process holds at once (use one semaphore per judge
+                run, sized like its concurrency), so leases are held only by calls in flight.
+
+        Raises:
+            CacheStorageError: the lease database cannot be written (disk full…).
+        """
+        if self.mode != "read-write":
+            yield
+            return
+        deadline = time.monotonic() + self.max_wait_s
+        token: str | None = None
+        while self.get(key) is None:
+            if slots is not None:
+                await slots.acquire()
+            try:
+                token = self._try_lease(key)
+            finally:
+                if token is None and slots is not None:
+                    slots.release()
+            if token is not None:
+                break
+            if not await self._wait(key, deadline):
+                break  # waited max_wait_s: call anyway
+        if token is None:
+            yield
+            return
+        renew = asyncio.ensure_future(self._renew(key, token))
+        try:
+            yield
+        finally:
+            renew.cancel()
+            self._release(key, token)
+            if slots is not None:
+                slots.release()
+
+    async def _wait(self, key: str, deadline: float) -> bool:
+        delay = 0.02
+        while time.monotonic() < deadline:
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 0.25)
+            if self._lease_free(key) or self.get(key) is not None:
+                return True
+        return False

@@ -145,7 +145,7 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         "objective": objective,
     }
     if np.unique(s).size < 2:
-        return {**base, "tau": None, "note": f"every scored pair has the score {s[0]!r}: no "
+        return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
                 "threshold separates anything (the judge cannot discriminate these pairs)"}, None
     sweep = sweep_arrays(s, y)
     i = best_index(sweep[objective])
@@ -239,10 +239,10 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     from judge.errors import InputError
     from judge.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
     from judge.rundir import load_run
-    from judge.runs import atomic_dir, check_out_dir, dumps
+    from judge.runs import atomic_dir, dumps, prepare_out_dir
 
     out = Path(out)
-    check_out_dir(out, overwrite)
+    prepare_out_dir(out, overwrite)  # before any judge call
     reports: dict[str, Any] = {}
     sweeps: dict[str, dict[str, NDArray[Any]]] = {}
     for judge in judges:
@@ -258,6 +258,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
                    "positives": labels.positives, "graded": labels.graded,
                    "positive_threshold": labels.positive_threshold,
+                   "rows": labels.rows, "min_annotators": labels.min_annotators,
                    "max_annotators": labels.max_annotators,
                    "inter_annotator_alpha": _finite(labels.alpha) if labels.alpha is not None
                    else None},

@@ -6,12 +6,10 @@ status 2, with no run directory written.
 
 from __future__ import annotations
 
-import datetime as dt
 import platform
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,7 +22,6 @@ from judge.cache import CACHE_MODES, JudgeCache
 from judge.errors import CacheMissError, InputError
 from judge.io import file_sha256
 from judge.items import TASKS, check_task, load_items
-from judge.panel import Panel
 
 app = typer.Typer(
     name="simjudge",
@@ -43,8 +40,19 @@ _DEPENDENCIES = ("numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic", "
 
 
 def _fail(exc: Exception) -> None:
-    typer.echo(f"simjudge: error: {exc}", err=True)
+    from judge.redact import redact
+
+    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)  # never print a key
     raise typer.Exit(2)
+
+
+def _fail_storage(exc: OSError) -> None:
+    """The disk refused a write mid-run (full, size limit): one line, exit 1; completed
+    judge calls are in the cache (judge.cache.CacheStorageError, judge.runs.RunWriteError)."""
+    from judge.redact import redact
+
+    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
+    raise typer.Exit(1)
 
 
 @contextmanager
@@ -72,7 +80,8 @@ def _build_judges(specs: list[str], judges_file: Path | None, options: Any, vote
     (no --judge = every judge of the file).
     """
     from judge.judges import parse_judge_spec
-    from judge.judgesfile import load_judges_file
+    from judge.judgesfile import build_declared, load_judges_file
+    from judge.panel import Panel
 
     if judges_file is None:
         judges = [parse_judge_spec(s, options) for s in (specs or ["local"])]
@@ -82,7 +91,7 @@ def _build_judges(specs: list[str], judges_file: Path | None, options: Any, vote
             if s not in declared:
                 raise InputError(f"no judge {s!r} in {judges_file} (ids: "
                                  f"{', '.join(declared)})", field="judge")
-        judges = [parse_judge_spec(*declared[s]) for s in (specs or list(declared))]
+        judges = [build_declared(judges_file, declared, s) for s in (specs or list(declared))]
     if len(judges) == 1:
         return judges[0]
     try:
@@ -115,21 +124,12 @@ def _tau_from(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
                         "tau": float(tau), "objective": data.get("objective")}
 
 
-def _summary_table(summary: dict[str, Any]) -> Table:
-    table = Table(title=f"simjudge eval — {summary['task']} ({summary['n_items']} items)")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for k, v in summary["metrics"].items():
-        if isinstance(v, float):
-            table.add_row(k, f"{v:.5f}")
-        elif isinstance(v, int):
-            table.add_row(k, str(v))
-    for k in ("pairs_distinct", "pairs_exact", "pairs_without_verdict", "judge_calls",
-              "cache_hits", "wall_s"):
-        if k in summary:
-            v = summary[k]
-            table.add_row(k, f"{v:.3f}" if isinstance(v, float) else str(v))
-    return table
+def _print_summary(summary: dict[str, Any]) -> None:
+    """Print a run's summary: metrics with 95 % CIs, error types, panel agreement, accounting
+    (see :mod:`judge.display`)."""
+    from judge.display import eval_summary, print_all
+
+    print_all(out, eval_summary(summary))
 
 
 @app.command("eval")
@@ -154,9 +154,17 @@ def eval_command(
     pred_field: Annotated[str | None, typer.Option(help="Prediction field name.")] = None,
     truth_field: Annotated[str | None, typer.Option(help="Gold field name.")] = None,
     id_field: Annotated[list[str] | None, typer.Option(
-        help="Id field(s); repeat or comma-separate for a composite id.")] = None,
+        help="Id field(s); repeat or comma-separate for a composite id. Default: 'id' when "
+             "the records carry it (with --gold: when both files do), else the position.")
+    ] = None,
     gold: Annotated[Path | None, typer.Option(
-        help="Separate gold file joined on --id-field (ranking: TREC qrels).")] = None,
+        help="Separate gold file joined on the id (--id-field, default 'id'); files without "
+             "ids are paired by position only when their record counts match "
+             "(ranking: TREC qrels).")] = None,
+    max_chars: Annotated[int, typer.Option(
+        help="Longest string (characters) accepted in a prediction or gold field; a longer "
+             "one is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")
+    ] = 4096,
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
     context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
@@ -191,6 +199,10 @@ def eval_command(
     timeout: Annotated[float, typer.Option(help="Per-request timeout in seconds.")] = 60.0,
     max_retries: Annotated[int, typer.Option(
         help="Retries with backoff for 429/5xx/timeouts.")] = 2,
+    stop_after: Annotated[int, typer.Option(
+        help="Stop a remote judge after this many consecutive calls fail with the same "
+             "fatal error (HTTP 401/403/404, connection refused, DNS failure); its "
+             "remaining pairs are recorded as not attempted. 0 = never.")] = 8,
     prices: Annotated[Path | None, typer.Option(
         help="TOML price table (USD per 1M tokens) replacing the dated default.")] = None,
     fc_format: Annotated[str, typer.Option(
@@ -214,12 +226,23 @@ def eval_command(
     """Evaluate predictions against gold answers and write a run directory.
 
     Writes config.json, verdicts.jsonl, items.jsonl and summary.json atomically into --out
-    (default runs/<UTC time>-<task>), then prints the summary table. Exit status: 0 when every
-    judged pair got a score, 1 when some judge calls failed (their outcomes are recorded in the
-    run), 2 on bad input.
+    (default runs/<UTC time>-<task>-<pid>), then prints the summary table. Exit status: 0 when
+    every judged pair got a score, 1 when some judge calls failed (their outcomes are recorded in
+    the run) or a remote judge stopped early after --stop-after consecutive fatal errors (one
+    line on stderr says why; its unsent pairs are "not attempted", retried by a rerun) or the
+    disk refused a write (full, size limit: one line; cached answers are kept), 2 on bad input
+    (also an --out that cannot be written, checked before any judge call).
+
+    Items are identified by --id-field, by default by the data's 'id' field when the records
+    carry it; with --gold, predictions and gold are joined on it one-to-one (missing, extra or
+    duplicate ids are errors), and files without ids are paired by position only when their
+    record counts match. A prediction or gold string longer than --max-chars (default 4096) is
+    bad input, exit 2, never truncated; all input is checked before any judge call.
     """
+    from judge.cliopts import check_judge_use, check_min, check_unit
     from judge.evaluate import run_evaluation
     from judge.judges import JudgeOptions
+    from judge.panel import Panel
     from judge.prices import load_prices
 
     try:
@@ -229,6 +252,10 @@ def eval_command(
                              f"{', '.join(CACHE_MODES)}", field="cache-mode")
         if not 0.0 <= tau <= 1.0:
             raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
+        check_judge_use(task, bool(judge), judges_file is not None, arg_judge is not None)
+        check_min("quorum", quorum, 1)
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_unit("arg-tau", arg_tau)
         ids = [f for spec in (id_field or []) for f in spec.split(",") if f]
         params: dict[str, Any] = {"temperature": temperature}
         for k, v in (("seed", decoding_seed), ("max_tokens", max_tokens)):
@@ -240,27 +267,32 @@ def eval_command(
                                params=params, concurrency=concurrency, max_batch=max_batch,
                                rpm=rpm, tpm=tpm,
                                timeout_s=timeout, max_retries=max_retries,
-                               prices=load_prices(prices), method=structured_method, http=http)
+                               prices=load_prices(prices), method=structured_method, http=http,
+                               stop_after=stop_after)
         specs = list(judge or [])
         judge_obj = (_build_judges(specs, judges_file, options, vote, quorum, tau)
                      if task == "selection" else None)
-        calibration = None
-        if tau_from is not None:
-            tau, calibration = _tau_from(tau_from, judge_obj.id if judge_obj else
-                                         (specs[0] if specs else "local"))
-            if isinstance(judge_obj, Panel):
-                judge_obj.tau = tau
-        items = load_items(data, task, pred_field, truth_field, ids, gold, where or [],
-                           fmt=fc_format, functions=functions)
-        arg_judge_obj = None
+        arg_judge_obj = None  # built (and so checked) before any data is read
         if arg_judge is not None and task == "function-call":
             from judge.judges import JudgeOptions as _Opts
             from judge.judges import parse_judge_spec
 
             arg_judge_obj = parse_judge_spec(arg_judge, _Opts(
                 **{**options.__dict__, "scorer": "argument_equivalence@v1"}))
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-        run_dir = out_dir or Path("runs") / f"{stamp}-{task}"
+        calibration = None
+        if tau_from is not None:
+            tau, calibration = _tau_from(tau_from, judge_obj.id if judge_obj else
+                                         (specs[0] if specs else "local"))
+            if isinstance(judge_obj, Panel):
+                judge_obj.tau = tau
+        if max_chars < 0:
+            raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
+                             field="max-chars")
+        items = load_items(data, task, pred_field, truth_field, ids, gold, where or [],
+                           fmt=fc_format, functions=functions, max_chars=max_chars)
+        from judge.runs import default_run_dir
+
+        run_dir = out_dir or default_run_dir(task)  # runs/<UTC time>-<task>-<pid>: unique
         extra = {
             "command": ["simjudge", *sys.argv[1:]],
             "data": {"path": str(data), "sha256": file_sha256(data)},
@@ -282,13 +314,22 @@ def eval_command(
             cache.close()
     except (InputError, CacheMissError) as exc:
         _fail(exc)
-    out.print(_summary_table(result.summary))
+    except OSError as exc:  # disk full / size limit while writing the cache or the run
+        _fail_storage(exc)
+    _print_summary(result.summary)
     out.print(f"run written to {result.run_dir}", highlight=False)
     failed = sum(v for k, v in result.summary.get("outcomes", {}).items() if k != "ok")
     failed += (result.summary.get("panel") or {}).get("undecided", 0)
-    if failed:
-        err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
-                  highlight=False)
+    stopped = result.summary.get("stopped_early") or []
+    for s in stopped:  # one line per stopped judge, however many pairs it left
+        err.print(f"simjudge: judge {s['judge']} stopped early: {s['reason']}; "
+                  f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
+                  "transport_error, not cached: a rerun retries them)", highlight=False,
+                  markup=False, soft_wrap=True)
+    if failed or stopped:
+        if failed:
+            err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
+                      highlight=False)
         raise typer.Exit(1)
 
 
@@ -311,6 +352,9 @@ def calibrate_command(
     truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
     label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
     where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
+    max_chars: Annotated[int, typer.Option(
+        help="Longest pair string (characters); a longer one is bad input (exit 2), never "
+             "truncated. 0 = no limit.")] = 4096,
     cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
     cache_mode: Annotated[str, typer.Option(
         help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
@@ -320,9 +364,11 @@ def calibrate_command(
     Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
     P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
     curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
-    (default runs/<UTC time>-calibrate). Exit status 2 on bad input.
+    (default runs/<UTC time>-calibrate-<pid>). Exit status 2 on bad input, 1 when the disk
+    refused a write.
     """
     from judge.calibrate import run_calibration
+    from judge.cliopts import check_min
     from judge.judges import parse_judge_spec
     from judge.labels import load_labels
     from metrics import OBJECTIVES
@@ -333,16 +379,21 @@ def calibrate_command(
                              f"{', '.join(OBJECTIVES)}", field="objective")
         if cache_mode not in CACHE_MODES:
             raise InputError(f"unknown cache mode {cache_mode!r}", field="cache-mode")
-        if bootstrap < 0:
-            raise InputError("--bootstrap must be >= 0", field="bootstrap")
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
         specs = judge or ["local"]
         judges = [parse_judge_spec(s) for s in specs]
         if len({j.id for j in judges}) != len(judges):
             raise InputError("the same judge is given twice", field="judge")
+        if max_chars < 0:
+            raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
+                             field="max-chars")
         label_set = load_labels(labels, pred_field, truth_field, label_field,
-                                positive_threshold, where or [])
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-        target = out_dir or Path("runs") / f"{stamp}-calibrate"
+                                positive_threshold, where or [], max_chars=max_chars)
+        out.print(label_set.describe(), highlight=False)  # how repeated rows were merged
+        from judge.runs import default_run_dir
+
+        target = out_dir or default_run_dir("calibrate")
         cache = JudgeCache(cache_dir, cache_mode)
         try:
             result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
@@ -351,27 +402,11 @@ def calibrate_command(
             cache.close()
     except (InputError, CacheMissError) as exc:
         _fail(exc)
-    table = Table(title=f"simjudge calibrate — {len(label_set.pairs)} pairs "
-                        f"({label_set.positives} positive), objective {objective}")
-    for col in ("judge", "pairs", "ROC-AUC", "PR-AUC", "Spearman", "τ [95% CI]",
-                f"{objective} [95% CI]", f"CV {objective}"):
-        table.add_column(col)
-    for jid, r in result["judges"].items():
-        boot = r.get("bootstrap", {})
-        tci = boot.get("tau_ci95", (float("nan"),) * 2)
-        oci = boot.get("objective_ci95", (float("nan"),) * 2)
-        cv = r.get("cross_validation", {})
-        sp = r["spearman"]
-        if r["tau"] is None:
-            tau_cell, obj_cell = "undefined (all scores equal)", "–"
-        else:
-            tau_cell = f"{r['tau']:.3f} [{tci[0]:.3f}, {tci[1]:.3f}]"
-            obj_cell = f"{r['at_tau'][objective]:.3f} [{oci[0]:.3f}, {oci[1]:.3f}]"
-        table.add_row(jid, str(r["pairs_scored"]), f"{r['roc_auc']:.3f}", f"{r['pr_auc']:.3f}",
-                      "–" if sp is None else f"{sp:.3f}", tau_cell, obj_cell,
-                      "–" if cv.get("pooled") is None else
-                      f"{cv['mean']:.3f} ± {cv['sd'] or 0:.3f} (pooled {cv['pooled']:.3f})")
-    out.print(table)
+    except OSError as exc:  # disk full / size limit while writing the cache or the run
+        _fail_storage(exc)
+    from judge.display import calibrate_summary, print_all
+
+    print_all(out, calibrate_summary(result, objective))
     out.print(f"calibration written to {target}", highlight=False)
 
 
@@ -411,7 +446,8 @@ def audit_command(
 @app.command("rescore")
 def rescore_command(
     run: Annotated[Path, typer.Argument(help="A selection run directory.")],
-    tau: Annotated[float, typer.Option(help="The new τ.")] = 0.7,
+    tau: Annotated[float | None, typer.Option(
+        help="The new τ (default: the run's own τ, from its config.json).")] = None,
     vote: Annotated[str | None, typer.Option(help="Panel runs: another vote.")] = None,
     quorum: Annotated[int | None, typer.Option(help="Panel runs: another quorum.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the CIs.")] = 1000,
@@ -419,15 +455,23 @@ def rescore_command(
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the JSON here.")] = None,
 ) -> None:
     """Recompute matching and metrics from a run's stored verdicts, with no judge call
-    (τ sensitivity, vote-rule ablation). Exit status 2 on bad input."""
+    (τ sensitivity, vote-rule ablation). Without --tau (or --vote/--quorum) the run's own value
+    is used, which reproduces the run's metrics; the τ used is printed. Exit status 2 on bad
+    input."""
+    from judge.cliopts import check_min
     from judge.rescore import rescore
     from judge.rundir import load_run
     from judge.runs import dumps
 
     try:
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_min("quorum", quorum, 1)
         result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed)
     except InputError as exc:
         _fail(exc)
+    tau = result["tau"]
+    out.print(f"τ {tau:g} ({'--tau' if result['tau_source'] == 'option' else 'the run’s own τ'})",
+              highlight=False)
     table = Table(title=f"simjudge rescore — τ {tau}" + (f", vote {result['vote']}, quorum "
                                                           f"{result['quorum']}" if result["vote"]
                                                           else "") + " — 0 judge calls")
@@ -456,35 +500,18 @@ def compare_command(
     """Side-by-side metrics with paired bootstrap 95 % CIs of the differences, per-judge
     operations (outcomes, parse rate, cache, tokens, USD, latency) and agreement between the
     runs' verdicts. Exit status 2 on bad input."""
+    from judge.cliopts import check_min
     from judge.compare import compare_runs, to_markdown
+    from judge.display import compare_summary, print_all
     from judge.rundir import load_run
     from judge.runs import dumps
 
     try:
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         result = compare_runs([load_run(r) for r in runs], bootstrap, seed)
     except InputError as exc:
         _fail(exc)
-    table = Table(title=f"simjudge compare — {result['task']}, {result['items']} items "
-                        f"(paired bootstrap, {bootstrap} resamples)")
-    table.add_column("metric")
-    for r in result["runs"]:
-        table.add_column(r["label"], justify="right")
-    for _ in result["differences"]:
-        table.add_column("Δ vs first [95% CI]", justify="right")
-    for metric in result["differences"][0]["metrics"]:
-        first = result["differences"][0]["metrics"][metric]
-        cells = [f"{first['a']:.4f}"] + [f"{d['metrics'][metric]['b']:.4f}"
-                                         for d in result["differences"]]
-        for d in result["differences"]:
-            m = d["metrics"][metric]
-            lo, hi = m["ci95"]
-            cells.append(f"{m['diff']:+.4f}" + ("" if lo is None else f" [{lo:+.4f}, {hi:+.4f}]"))
-        table.add_row(metric, *cells)
-    out.print(table)
-    for a in result["agreement"]:
-        out.print(f"agreement {a['a']} vs {a['b']}: {a['shared_pairs']} shared pairs, Pearson "
-                  f"{a['pearson']}, Spearman {a['spearman']}, κ at τ {a['kappa_at_tau']}, "
-                  f"α {a['alpha_interval']}", highlight=False)
+    print_all(out, compare_summary(result))
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "compare.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -517,6 +544,8 @@ def cache_clear(
 @app.command()
 def version() -> None:
     """Print simjudge's version and the versions of the libraries its numbers depend on."""
+    from importlib import metadata
+
     typer.echo(f"simjudge {metadata.version('simjudge')} (Python {platform.python_version()})")
     for dist in _DEPENDENCIES:
         try:

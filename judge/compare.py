@@ -114,7 +114,10 @@ def compare_runs(runs: Sequence[StoredRun], n_boot: int = 1000, seed: int = 0) -
 
 
 def to_markdown(result: dict[str, Any]) -> str:
-    """The comparison as Markdown tables."""
+    """The comparison as Markdown tables, rounded as the terminal shows it (metrics to 4
+    decimals, differences and CIs to 3, signed; undefined statistics as ``–``)."""
+    from judge.display import interval, num
+
     runs = result["runs"]
     lines = [f"# simjudge compare — {result['task']}, {result['items']} items", "",
              "| metric | " + " | ".join(r["label"] for r in runs) + " | "
@@ -123,30 +126,26 @@ def to_markdown(result: dict[str, Any]) -> str:
     for metric in result["differences"][0]["metrics"]:
         first = result["differences"][0]["metrics"][metric]
         vals = [first["a"]] + [d["metrics"][metric]["b"] for d in result["differences"]]
-        cells = [f"{v:.4f}" for v in vals]
+        cells = [num(v) for v in vals]
         for d in result["differences"]:
             m = d["metrics"][metric]
-            lo, hi = m["ci95"]
-            ci = "" if lo is None else f" [{lo:+.4f}, {hi:+.4f}]"
-            cells.append(f"{m['diff']:+.4f}{ci}")
+            cells.append(f"{num(m['diff'], 3, signed=True)} "
+                         f"{interval(m.get('ci95'), 3, signed=True)}".rstrip())
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     lines += ["", "| run | judge | verdicts | outcomes | parse-error rate | cached | tokens | "
               "USD | latency p50 / p95 (s) |", "|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         for jid, j in r["judges"].items():
-            p50 = "–" if j["latency_p50_s"] is None else f"{j['latency_p50_s']:.3f}"
-            p95 = "–" if j["latency_p95_s"] is None else f"{j['latency_p95_s']:.3f}"
-            lines.append(f"| {r['label']} | {jid} | {j['verdicts']} | {j['outcomes']} | "
-                         f"{j['parse_error_rate']:.3f} | {j['cached']} | "
-                         f"{j['tokens_in'] + j['tokens_out']} | {j['cost_usd']:.4f} | "
-                         f"{p50} / {p95} |")
+            outcomes = ", ".join(f"{k} {v}" for k, v in j["outcomes"].items())
+            lines.append(f"| {r['label']} | {jid} | {j['verdicts']} | {outcomes} | "
+                         f"{num(j['parse_error_rate'], 3)} | {j['cached']} | "
+                         f"{j['tokens_in'] + j['tokens_out']} | {num(j['cost_usd'], 4)} | "
+                         f"{num(j['latency_p50_s'], 3)} / {num(j['latency_p95_s'], 3)} |")
     if result["agreement"]:
         lines += ["", "| runs | shared pairs | Pearson | Spearman | κ at τ | α |",
                   "|---|---|---|---|---|---|"]
         for a in result["agreement"]:
-            def f(x: float | None) -> str:
-                return "–" if x is None else f"{x:.3f}"
-            lines.append(f"| {a['a']} vs {a['b']} | {a['shared_pairs']} | {f(a['pearson'])} | "
-                         f"{f(a['spearman'])} | {f(a['kappa_at_tau'])} | "
-                         f"{f(a['alpha_interval'])} |")
+            lines.append(f"| {a['a']} vs {a['b']} | {a['shared_pairs']} | "
+                         f"{num(a['pearson'], 3)} | {num(a['spearman'], 3)} | "
+                         f"{num(a['kappa_at_tau'], 3)} | {num(a['alpha_interval'], 3)} |")
     return "\n".join(lines) + "\n"

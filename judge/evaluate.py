@@ -16,11 +16,11 @@ from typing import Any
 from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.fctask import judge_arguments, score_function_call
-from judge.items import Item, check_task, items_from_dicts
+from judge.items import Item, check_items, check_task, items_from_dicts
 from judge.judges import Judge, JudgeContext, parse_judge_spec
 from judge.matrix import SimilarityMatrix, build_matrices_async, distinct_pairs
 from judge.panel import Panel, agreement
-from judge.runs import check_out_dir, dumps, write_run
+from judge.runs import dumps, prepare_out_dir, write_run
 from judge.tasks import (
     score_generation,
     score_judgment,
@@ -99,14 +99,20 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         arg_tau: its threshold (a value pair is equivalent when the score is > arg_tau).
 
     Raises:
-        judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not empty.
+        judge.errors.InputError: unknown task, τ outside [0, 1], or ``out`` not writable as
+            a run directory (checked before any judge call: see
+            :func:`judge.runs.check_out_dir`).
         judge.errors.CacheMissError: a needed judge call in ``cache-only`` mode.
+        judge.cache.CacheStorageError: the cache refused a write (disk full…): the run stops;
+            answers stored before are kept.
+        judge.runs.RunWriteError: writing the run directory failed (disk full…); nothing is
+            left there and every completed call is in the cache.
     """
     check_task(task)
     if not 0.0 <= tau <= 1.0:
         raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
-    if out is not None:
-        check_out_dir(Path(out), overwrite)
+    if out is not None:  # before any judge call: clean up killed runs, check writability
+        prepare_out_dir(Path(out), overwrite)
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
     ctx = JudgeContext(cache=cache, context=context)
@@ -167,6 +173,8 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
         "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
         "cost_usd": round(ctx.stats.cost_usd, 6), **accounting,
+        # judges stopped early by repeated fatal failures (judge.judges.failures)
+        "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
     }
     config: dict[str, Any] = {
@@ -196,13 +204,14 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
              judge: str | Judge = "local", tau: float = 0.7, context: str = "",
              cache_dir: str | Path | None = None, cache_mode: str = "read-write",
              out: str | Path | None = None, pred_field: str | None = None,
-             truth_field: str | None = None, zero_division: float = 0.0) -> EvalResult:
+             truth_field: str | None = None, zero_division: float = 0.0,
+             max_chars: int = 4096) -> EvalResult:
     """Python API mirroring ``simjudge eval``.
 
     Args:
         items: dicts with the task's fields (default names ``pred``/``truth``, or
-            ``pred_fn``/``gold_fn`` for function calls; ``id`` used when every dict has one),
-            or :class:`judge.items.Item` objects.
+            ``pred_fn``/``gold_fn`` for function calls; ``id`` used when every dict has one,
+            an error when only some have one), or :class:`judge.items.Item` objects.
         task: ``selection`` (default), ``judgment``, ``function-call``, ``generation``,
             ``multilabel`` (``ranking`` needs Items built by :func:`judge.items.load_ranking`).
         judge: a judge spec (``local``, ``lexical``, ``table:PATH``) or a Judge object.
@@ -212,12 +221,16 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
         out: write a run directory there.
         pred_field, truth_field: field names in ``items`` when they differ from the defaults.
         zero_division: value for undefined ratios.
+        max_chars: longest string (characters) accepted in a prediction or gold value; a
+            longer one raises :class:`InputError`, never truncated (default 4,096; 0 = no
+            limit), as ``simjudge eval --max-chars``.
 
     Returns:
         :class:`EvalResult` with ``.summary``, ``.items``, ``.verdicts``.
 
     Raises:
-        judge.errors.InputError: bad items (``<items>:N: field 'x': …``), unknown task or judge.
+        judge.errors.InputError: bad items (``<items>:N: field 'x': …``: a missing or mistyped
+            field, a duplicate id, a string over ``max_chars``), unknown task or judge.
 
     Example:
         >>> from judge import evaluate
@@ -225,12 +238,22 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
         >>> r.summary["metrics"]["macro_f1"]  # doctest: +SKIP
     """
     check_task(task)
-    its = (list(items) if items and isinstance(items[0], Item)
-           else items_from_dicts(items, task, pred_field, truth_field))  # type: ignore[arg-type]
+    if max_chars < 0:
+        raise InputError(f"max_chars must be >= 0 (0 = no limit), got {max_chars}",
+                         field="max_chars")
+    its: list[Item]
+    if items and isinstance(items[0], Item):
+        its = [i for i in items if isinstance(i, Item)]
+        if len(its) != len(items):
+            raise InputError("mix of Item objects and dicts in items", field="items")
+        check_items(its, max_chars)
+    else:
+        its = items_from_dicts(items, task, pred_field, truth_field,  # type: ignore[arg-type]
+                               max_chars=max_chars)
     j = parse_judge_spec(judge) if isinstance(judge, str) else judge
     cache = JudgeCache(cache_dir, cache_mode)
     try:
-        return run_evaluation(its, task, j, tau=tau, context=context, cache=cache,  # type: ignore[arg-type]
+        return run_evaluation(its, task, j, tau=tau, context=context, cache=cache,
                               zero_division=zero_division, out=out)
     finally:
         cache.close()

@@ -15,7 +15,6 @@ parsed is an ``unparseable`` item, never credited.
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +28,36 @@ BFCL_CATEGORIES = ("simple", "multiple_function", "parallel_function",
 
 
 class Unparseable(ValueError):
-    """Model output that is not a list of function calls."""
+    """Model output that is not a list of function calls; ``raw`` keeps that output (for the
+    audit report) when the reader sets it."""
+
+    raw: Any = None
 
 
 def _literal(node: ast.AST) -> Any:
     try:
         return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
+    except (ValueError, SyntaxError, TypeError, RecursionError):
         raise Unparseable(f"argument is not a literal: {ast.dump(node)[:80]}") from None
+
+
+def _usable(value: Any, what: str) -> Any:
+    """``value`` if it is nested at most :data:`judge.io.MAX_NESTING` levels and holds no lone
+    surrogate (which could not be written back as UTF-8); else :class:`Unparseable`."""
+    try:
+        io.check_value(value)
+    except InputError as exc:
+        raise Unparseable(f"{what}: {exc.message}") from None
+    return value
+
+
+def _json_arguments(text: str, what: str) -> Any:
+    """Model-written JSON arguments decoded by :func:`judge.io.loads`: malformed JSON, deep
+    nesting, huge integers and lone surrogates are :class:`Unparseable` (never credited)."""
+    try:
+        return io.loads(text)
+    except InputError as exc:
+        raise Unparseable(f"{what} are not usable JSON: {exc.message}") from None
 
 
 def _call_name(node: ast.AST) -> str:
@@ -58,6 +79,8 @@ def parse_call_text(text: str) -> list[dict[str, dict[str, Any]]]:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise Unparseable(f"not a list of calls: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        raise Unparseable(f"not a list of calls: {type(exc).__name__}") from None
     body = tree.body
     nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
     calls = []
@@ -68,7 +91,7 @@ def parse_call_text(text: str) -> list[dict[str, dict[str, Any]]]:
             raise Unparseable("positional arguments cannot be matched to parameters")
         calls.append({_call_name(node.func): {kw.arg: _literal(kw.value)
                                               for kw in node.keywords if kw.arg}})
-    return calls
+    return _usable(calls, "call text")
 
 
 def decode_bfcl_result(result: Any) -> list[dict[str, dict[str, Any]]]:
@@ -87,10 +110,7 @@ def decode_bfcl_result(result: Any) -> list[dict[str, dict[str, Any]]]:
             raise Unparseable("each call must be {name: arguments}")
         (name, args), = entry.items()
         if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except json.JSONDecodeError as exc:
-                raise Unparseable(f"arguments of {name!r} are not JSON: {exc.msg}") from None
+            args = _json_arguments(args, f"arguments of {name!r}")
         if not isinstance(args, dict):
             raise Unparseable(f"arguments of {name!r} are not an object")
         calls.append({str(name): args})
@@ -117,10 +137,7 @@ def openai_tool_calls(record: io.Record, field: str) -> list[dict[str, Any]]:
                                "'arguments'}}}", field)
         args = fn.get("arguments", "{}")
         if isinstance(args, str):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise Unparseable(f"tool call {k}: arguments are not JSON: {exc.msg}") from None
+            args = _json_arguments(args, f"tool call {k}: arguments") if args.strip() else {}
         if not isinstance(args, dict):
             raise Unparseable(f"tool call {k}: arguments are not an object")
         calls.append({"name": fn["name"], "arguments": args})
@@ -154,17 +171,125 @@ def category_of(item_id: str) -> str:
     return base
 
 
-def load_bfcl(results: str | Path, gold: str | Path, functions: str | Path) -> list[BfclItem]:
-    """Join BFCL results, possible answers and questions on ``id``.
+def _index_by_id(path: str | Path) -> dict[str, io.Record]:
+    """A BFCL file's records by their ``id`` (a string); a repeated id is an error."""
+    index: dict[str, io.Record] = {}
+    for rec in io.read_records(path):
+        rid = io.text(rec, "id")
+        if rid in index:
+            raise rec.error(f"duplicate id {rid!r} (first at line {index[rid].line})", "id")
+        index[rid] = rec
+    return index
+
+
+def _gold_calls(ans: io.Record) -> dict[str, Any]:
+    """A possible-answer record's ``ground_truth`` as ``{function: {param: [acceptable…]}}``.
+
+    Accepted shapes: that object, or a list of such objects (some BFCL releases wrap each call;
+    a function repeated across the list gets BFCL-style suffixes ``f_1``, ``f_2`` so that no
+    expected call is lost). A function whose value is a list instead of an object is kept as
+    an expected call that no prediction can satisfy, as BFCL's own checker counts it (upstream
+    ``parallel_multiple_function_179`` has ``"deck": [[], ""]``).
 
     Raises:
-        InputError: unreadable files, missing fields, an id on one side only, or an unknown
-            category (file, line and field named).
+        InputError: any other shape — ground truth not an object (or list of objects), a
+            function's value neither an object nor a list, or a parameter whose acceptable
+            values are not a list (function and parameter named).
     """
-    answers = {io.text(r, "id"): r for r in io.read_records(gold)}
-    questions = {io.text(r, "id"): r for r in io.read_records(functions)}
+    field = "ground_truth"
+    truth = io.get_field(ans, field)
+    if isinstance(truth, list):
+        parts: list[tuple[str, Any]] = []
+        for k, part in enumerate(truth):
+            if not isinstance(part, dict):
+                raise ans.error(f"element {k}: expected an object {{function: {{param: "
+                                f"[acceptable values]}}}}, got {type(part).__name__}", field)
+            parts.extend(part.items())
+        totals = {name: sum(1 for n, _ in parts if n == name) for name, _ in parts}
+        seen: dict[str, int] = {}
+        truth = {}
+        for name, params in parts:
+            seen[name] = seen.get(name, 0) + 1
+            truth[f"{name}_{seen[name]}" if totals[name] > 1 else name] = params
+    if not isinstance(truth, dict):
+        raise ans.error(f"expected an object {{function: {{param: [acceptable values]}}}}, "
+                        f"got {type(truth).__name__}", field)
+    for name, params in truth.items():
+        if isinstance(params, list):
+            continue  # upstream quirk, see above
+        if not isinstance(params, dict):
+            raise ans.error(f"function {name!r}: expected an object {{param: [acceptable "
+                            f"values]}}, got {type(params).__name__}", field)
+        for param, acceptable in params.items():
+            if not isinstance(acceptable, list):
+                raise ans.error(f"function {name!r}: parameter {param!r}: expected a list of "
+                                f"acceptable values, got {type(acceptable).__name__}", field)
+    return truth
+
+
+def _schemas(q: io.Record) -> list[dict[str, Any]]:
+    """A question record's function schema(s), checked against the shape the checker reads:
+    ``{"name": str, "parameters": {"properties": {param: {"type": str, "items"?: {…}}},
+    "required": [str…]}}`` (``parameters`` and its members optional).
+
+    Raises:
+        InputError: a schema that is not an object with a string ``name``, or
+            ``parameters``/``properties``/``required``/a property of the wrong type (function
+            and member named).
+    """
+    field = "function"
+    fns = io.get_field(q, field)
+    schemas = fns if isinstance(fns, list) else [fns]
+    for k, s in enumerate(schemas):
+        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
+            raise q.error(f"function {k}: expected a schema object with a string 'name'", field)
+        where = f"function {k} ({s['name']!r})"
+        params = s.get("parameters", {})
+        if not isinstance(params, dict):
+            raise q.error(f"{where}: 'parameters' must be an object, got "
+                          f"{type(params).__name__}", field)
+        props = params.get("properties", {})
+        if not isinstance(props, dict):
+            raise q.error(f"{where}: 'parameters.properties' must be an object {{param: "
+                          f"schema}}, got {type(props).__name__}", field)
+        required = params.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise q.error(f"{where}: 'parameters.required' must be a list of parameter names",
+                          field)
+        for name, prop in props.items():
+            if not isinstance(prop, dict):
+                raise q.error(f"{where}: property {name!r} must be an object, got "
+                              f"{type(prop).__name__}", field)
+            if not isinstance(prop.get("type", ""), str):
+                raise q.error(f"{where}: property {name!r}: 'type' must be a string", field)
+            items = prop.get("items")
+            if items is not None and not (isinstance(items, dict)
+                                          and isinstance(items.get("type", ""), str)):
+                raise q.error(f"{where}: property {name!r}: 'items' must be an object with a "
+                              "string 'type'", field)
+    return schemas
+
+
+def load_bfcl(results: str | Path, gold: str | Path, functions: str | Path,
+              max_chars: int = 4096) -> list[BfclItem]:
+    """Join BFCL results, possible answers and questions on ``id`` (each file's ids unique).
+
+    Args:
+        results, gold, functions: the model's result file, BFCL's ``possible_answer`` file and
+            the question file (JSONL; ``.json`` as BFCL names them).
+        max_chars: longest string in a result or a ground truth (raw call text, argument
+            values; 0 = no limit).
+
+    Raises:
+        InputError: unreadable files, missing fields, a duplicate id in any file, an id on one
+            side only, an unknown category, a ground truth or function schema of the wrong
+            shape (see :func:`_gold_calls`, :func:`_schemas`), or a string over
+            ``max_chars`` (file, line and field named).
+    """
+    answers = _index_by_id(gold)
+    questions = _index_by_id(functions)
     items = []
-    for rec in io.read_records(results):
+    for rec in _index_by_id(results).values():
         rid = io.text(rec, "id")
         if rid not in answers:
             raise rec.error(f"id {rid!r} has no possible answer in {gold}", "id")
@@ -175,19 +300,11 @@ def load_bfcl(results: str | Path, gold: str | Path, functions: str | Path) -> l
         except ValueError as exc:
             raise rec.error(str(exc), "id") from None
         ans, q = answers[rid], questions[rid]
-        truth = io.get_field(ans, "ground_truth")
-        if isinstance(truth, list):  # some BFCL releases wrap each call in a list
-            merged: dict[str, Any] = {}
-            for part in truth:
-                merged.update(part)
-            truth = merged
-        if not isinstance(truth, dict):
-            raise ans.error("expected an object {function: {param: [values]}}", "ground_truth")
-        fns = io.get_field(q, "function")
-        schemas = fns if isinstance(fns, list) else [fns]
-        if not all(isinstance(s, dict) and "name" in s for s in schemas):
-            raise q.error("expected function schema objects with a 'name'", "function")
-        items.append(BfclItem(rid, cat, io.get_field(rec, "result"), truth, schemas,
+        truth = _gold_calls(ans)
+        io.check_string_sizes(truth, max_chars, ans.path, ans.line, "ground_truth")
+        result = io.get_field(rec, "result")
+        io.check_string_sizes(result, max_chars, rec.path, rec.line, "result")
+        items.append(BfclItem(rid, cat, result, truth, _schemas(q),
                               str(q.data.get("question", "")), f"{rec.path}:{rec.line}"))
     if not items:
         raise InputError("no results", results)

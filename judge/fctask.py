@@ -32,7 +32,7 @@ from judge.fcformats import (
     load_bfcl,
     openai_tool_calls,
 )
-from judge.items import Item, items_from_records
+from judge.items import DEFAULT_MAX_CHARS, Item, items_from_records
 from judge.judges.base import Judge, JudgeContext, Pair
 from judge.verdict import Verdict
 from metrics import fc_score_items, standardize_string
@@ -57,8 +57,13 @@ def _is_number(x: Any) -> bool:
 
 def load_fc_items(data: str | Path, fmt: str, pred_field: str | None, truth_field: str | None,
                   id_fields: Sequence[str], gold: str | Path | None,
-                  functions: str | Path | None, where: Sequence[str]) -> list[Item]:
+                  functions: str | Path | None, where: Sequence[str],
+                  max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
     """Items of a function-call evaluation in the given format.
+
+    Ids as :func:`judge.items.items_from_records` (default ``id`` when the records carry it;
+    BFCL always joins on ``id``). ``max_chars``: longest string anywhere in a prediction or gold
+    field (argument values, raw call text; 0 = no limit).
 
     Raises:
         InputError: unknown format, missing --gold/--functions for BFCL, or bad records.
@@ -72,7 +77,7 @@ def load_fc_items(data: str | Path, fmt: str, pred_field: str | None, truth_fiel
                              "--functions QUESTION_FILE", field="gold")
         return [Item(b.id, b.source, b.result, b.gold, b.question,
                      {"schemas": b.schemas, "category": b.category})
-                for b in load_bfcl(data, gold, functions)]
+                for b in load_bfcl(data, gold, functions, max_chars=max_chars)]
     filters = io.parse_where(where)
     records = io.filter_records(io.read_records(data), filters)
     gold_records = io.filter_records(io.read_records(gold), filters) if gold else None
@@ -80,15 +85,17 @@ def load_fc_items(data: str | Path, fmt: str, pred_field: str | None, truth_fiel
         raise InputError("no records", data)
     if fmt == "seed":
         return items_from_records(records, "function-call", pred_field, truth_field, id_fields,
-                                  gold_records)
+                                  gold_records, max_chars=max_chars)
     def tool_calls(rec: io.Record, field: str) -> Any:
         try:
             return openai_tool_calls(rec, field)
         except Unparseable as exc:
+            exc.raw = rec.data.get(field)  # shown as is in the audit report
             return exc  # kept as the prediction: scored as an unparseable item, never credited
 
     return items_from_records(records, "function-call", pred_field or "tool_calls", truth_field,
-                              id_fields, gold_records, extract_pred=tool_calls)
+                              id_fields, gold_records, extract_pred=tool_calls,
+                              max_chars=max_chars)
 
 
 def _checkable(item: Item, fmt: str) -> tuple[list[dict[str, Any]] | None, dict[str, Any],
@@ -185,8 +192,10 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
     """Per-item rows and dataset metrics (see module docstring)."""
     seed_rows: list[dict[str, Any]] = []
     checks: list[tuple[str, bool, str, list[list[int]]]] = []
+    shown: list[Any] = []  # each item's predicted calls as the audit report shows them
     for item in items:
         pred, gold, schemas, single, why = _checkable(item, fmt)
+        shown.append(_shown_pred(item, fmt, pred))
         if pred is None:
             checks.append(("unparseable", False, why, []))
             seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
@@ -205,9 +214,10 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
     arg_scorer = _equivalence_scorer(equivalent) if equivalent is not None else None
     per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
     rows = []
-    for item, (etype, correct, msg, pairs), r in zip(items, checks, per, strict=True):
+    for item, (etype, correct, msg, pairs), r, p in zip(items, checks, per, shown, strict=True):
         row = {"id": item.id, "source": item.source, "correct": correct,
-               "error_type": etype or None, "error": msg or None, "matching": pairs, **r}
+               "error_type": etype or None, "error": msg or None, "matching": pairs, **r,
+               "gold_calls": item.truth, "pred_calls": p}
         if fmt == "bfcl":
             row["category"] = item.extra["category"]
         rows.append(row)
@@ -222,6 +232,16 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
         metrics["accuracy_by_category"] = {
             c: float(np.mean([r["correct"] for r in rows if r["category"] == c])) for c in cats}
     return rows, metrics
+
+
+def _shown_pred(item: Item, fmt: str, decoded: list[dict[str, Any]] | None) -> Any:
+    """The prediction for ``items.jsonl`` and the audit report: ``[{"name", "arguments"}]`` in
+    the order ``matching`` indexes, or the raw model output when it could not be parsed."""
+    if decoded is None:
+        return item.pred.raw if isinstance(item.pred, Unparseable) else item.pred
+    if fmt == "bfcl":
+        return [{"name": n, "arguments": a} for call in decoded for n, a in call.items()]
+    return list(item.pred)
 
 
 def _seed_gold(item: Item, fmt: str) -> list[dict[str, Any]]:

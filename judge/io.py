@@ -2,6 +2,9 @@
 
 Every problem raises :class:`judge.errors.InputError` naming the file, the 1-based line and the
 field, e.g. ``data.jsonl:7: field 'final_answer': expected a list of strings, got int``.
+Files are UTF-8 (Excel's byte-order mark is skipped; any other encoding is an error naming the
+line); JSONL is split on ``\n`` only; what Python's JSON parser crashes on or lets through
+unusable (deep nesting, huge integers, lone surrogates) is an error too (:func:`loads`).
 """
 
 from __future__ import annotations
@@ -9,8 +12,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -56,40 +62,237 @@ def _format_of(path: Path) -> str:
     raise InputError(f"unknown file type {suffix!r}; expected .jsonl, .csv or .tsv", path)
 
 
-def read_records(path: str | Path) -> list[Record]:
-    """Read every row of a JSONL, CSV or TSV file.
+MAX_NESTING = 100
+"""Deepest nesting of arrays/objects accepted in one record (the record object is level 1).
 
-    JSONL: one JSON object per non-blank line. CSV/TSV: a header row, then one row per line
-    (``csv`` module quoting); cells are strings.
+Real evaluation data nests a few levels (function-call arguments); Python's own JSON parser gives
+up near 1,000 levels with a ``RecursionError``, and deep values break later steps too."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_TOKEN = re.compile(_STRING + r"|[\[\]{}]|\d+")
+_COLON = re.compile(r"\s*:")
+
+
+def read_text_utf8(path: str | Path) -> str:
+    """A text file's contents, decoded as UTF-8 (a leading byte-order mark, as Excel writes it,
+    is dropped).
 
     Raises:
-        InputError: unreadable file, unknown extension, malformed JSON, a line that is not an
-            object, or a CSV row with the wrong number of cells.
+        InputError: unreadable file, or bytes that are not UTF-8 (the line and the first bad
+            byte are named, e.g. a GBK- or Latin-1-encoded file; UTF-16 and NUL bytes are
+            named as such).
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc}", p) from None
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("file is UTF-16 (it starts with a UTF-16 byte-order mark), not UTF-8; "
+                         "re-save it as UTF-8", p, 1)
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise InputError("contains NUL bytes (UTF-16 without a byte-order mark, or not a text "
+                         "file?); re-save it as UTF-8", p, raw.count(b"\n", 0, nul) + 1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, byte "
+                         f"{column} of the line; GBK, Latin-1 or another legacy encoding?); "
+                         "re-save the file as UTF-8", p, line) from None
+
+
+def _locate(line: str, max_depth: int | None = None, max_digits: int | None = None,
+            ) -> tuple[str | None, int, int]:
+    """Scan JSON text for the first container nested deeper than ``max_depth`` or the first
+    integer with more than ``max_digits`` digits (outside strings).
+
+    Returns:
+        ``(top-level field or None, depth reached, digits)`` of the first offence; the field is
+        None when the offence is not inside a top-level object member.
+    """
+    depth = 0
+    key: str | None = None
+    for m in _TOKEN.finditer(line):
+        tok = m.group()
+        c = tok[0]
+        if c == '"':
+            if depth == 1 and _COLON.match(line, m.end()):
+                try:
+                    key = json.loads(tok)
+                except ValueError:
+                    key = tok[1:-1]
+                if key is not None and _SURROGATE.search(key):
+                    key = None  # cannot be printed
+        elif c in "[{":
+            depth += 1
+            if max_depth is not None and depth > max_depth:
+                return key, depth, 0
+        elif c in "]}":
+            depth -= 1
+        elif max_digits is not None and len(tok) > max_digits:
+            return (key if depth >= 1 else None), depth, len(tok)
+    return None, depth, 0
+
+
+def loads(text: str, path: str | Path | None = None, line: int | None = None,
+          field: str | None = None) -> Any:
+    """``json.loads`` for user input, with every failure as one :class:`InputError`.
+
+    Rejects what Python's parser either crashes on or silently accepts but nothing downstream
+    can handle: malformed JSON; nesting deeper than :data:`MAX_NESTING` (the parser raises
+    ``RecursionError`` near 1,000 levels); integers of more than 4,300 digits (Python's
+    ``sys.get_int_max_str_digits()`` limit, a ``ValueError``); lone UTF-16 surrogates such as
+    ``"\\ud800"`` (not Unicode: they cannot be written back as UTF-8).
+
+    Args:
+        text: the JSON text (one JSONL line or one CSV cell).
+        path, line: where the text is, for the message.
+        field: the field holding the text (a CSV cell); for a whole JSONL line the offending
+            top-level field is found and named.
+
+    Raises:
+        InputError: ``FILE:LINE: field 'x': what is wrong``.
+    """
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", path, line,
+                         field) from None
+    except RecursionError:
+        key, _, _ = _locate(text, max_depth=MAX_NESTING)
+        raise InputError(f"JSON nested deeper than {MAX_NESTING} levels", path, line,
+                         field or key) from None
+    except ValueError as exc:  # int longer than sys.get_int_max_str_digits()
+        limit = sys.get_int_max_str_digits()
+        key, _, digits = _locate(text, max_digits=limit)
+        what = f"integer of {digits:,} digits" if digits else f"number ({exc})"
+        raise InputError(f"{what} exceeds Python's limit of {limit:,} digits "
+                         "(sys.get_int_max_str_digits())", path, line, field or key) from None
+    check_value(obj, path, line, field, surrogates=_SURROGATE_ESCAPE.search(text) is not None)
+    return obj
+
+
+def check_value(obj: Any, path: str | Path | None = None, line: int | None = None,
+                field: str | None = None, surrogates: bool = True) -> None:
+    """Check a decoded JSON value: nesting at most :data:`MAX_NESTING` levels, no lone
+    surrogate in any string or key. Iterative (no recursion limit).
+
+    Args:
+        obj: the value; when ``field`` is None and ``obj`` is an object, offences are named by
+            the top-level member they sit in.
+        surrogates: False skips the surrogate scan (the JSON text had no ``\\uD8xx``–``\\uDFxx``
+            escape, so no string can hold one).
+
+    Raises:
+        InputError: too deep, or a lone surrogate (code point named).
+    """
+    stack: list[tuple[Any, int, str | None]] = [(obj, 1, field)]
+    while stack:
+        value, depth, top = stack.pop()
+        if isinstance(value, str):
+            if surrogates and (m := _SURROGATE.search(value)):
+                raise InputError(f"lone surrogate \\u{ord(m.group()):04x} in a string (a broken "
+                                 "UTF-16 escape, not valid Unicode)", path, line, top)
+        elif isinstance(value, (dict, list)):
+            if depth > MAX_NESTING:
+                raise InputError(f"JSON nested deeper than {MAX_NESTING} levels", path, line, top)
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    name = k if top is None and depth == 1 else top
+                    if surrogates and _SURROGATE.search(k):
+                        raise InputError("lone surrogate in a key (a broken UTF-16 escape, not "
+                                         "valid Unicode)", path, line, name if depth > 1 else
+                                         None)
+                    stack.append((v, depth + 1, name))
+            else:
+                stack.extend((v, depth + 1, top) for v in value)
+
+
+def check_string_sizes(value: Any, max_chars: int, path: str | Path | None, line: int | None,
+                       field: str) -> None:
+    """Refuse any string in ``value`` (a field's value: a string, or lists/objects holding
+    strings, keys included) longer than ``max_chars`` characters; ``max_chars`` 0 = no limit.
+
+    A longer string is bad input, never truncated: a judge would see a different text from the
+    one the metrics report on (and the embedded encoder's memory grows with the length).
+
+    Raises:
+        InputError: ``FILE:LINE: field 'pred': string of 10,485,760 characters exceeds
+            --max-chars 4096``.
+    """
+    if max_chars <= 0:
+        return
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if len(v) > max_chars:
+                raise InputError(f"string of {len(v):,} characters exceeds --max-chars "
+                                 f"{max_chars}", path, line, field)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+
+
+def split_jsonl(text: str) -> list[str]:
+    """JSONL lines: split on ``\\n`` only (a ``\\r`` before it is JSON whitespace).
+
+    ``str.splitlines()`` also splits on U+2028, U+2029, U+0085, U+000B/C and U+001C–U+001E,
+    which JSON allows unescaped inside strings: it would cut records in two.
+    """
+    return text.split("\n")
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """Read every row of a JSONL, CSV or TSV file (UTF-8; a leading BOM, as Excel writes it, is
+    skipped).
+
+    JSONL: one JSON object per non-blank line, lines split on ``\\n`` only (see
+    :func:`split_jsonl`), each decoded by :func:`loads`. CSV/TSV: a header row, then one row
+    per record (``csv`` module quoting, newlines allowed inside quoted cells); cells are
+    strings.
+
+    Raises:
+        InputError: unreadable file, not UTF-8, unknown extension, malformed JSON, JSON nested
+            deeper than :data:`MAX_NESTING`, an integer over 4,300 digits, a lone surrogate, a
+            line that is not an object, or a CSV row with the wrong number of cells — each
+            with file and line (and field when known).
     """
     p = Path(path)
     fmt = _format_of(p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file: {exc}", p) from None
+    text = read_text_utf8(p)
     records: list[Record] = []
     if fmt == "jsonl":
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(split_jsonl(text), start=1):
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", p,
-                                 lineno) from None
+            obj = loads(line, p, lineno)
             if not isinstance(obj, dict):
                 raise InputError(f"expected a JSON object, got {type(obj).__name__}", p, lineno)
             records.append(Record(str(p), lineno, obj))
         return records
-    reader = csv.reader(text.splitlines(), delimiter="," if fmt == "csv" else "\t")
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        # the default (131,072 characters) aborts with csv.Error; --max-chars names the field
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
+    reader = csv.reader(StringIO(text, newline=""), delimiter="," if fmt == "csv" else "\t")
     header: list[str] | None = None
-    for row in reader:
-        lineno = reader.line_num
+    rows = iter(reader)
+    while True:
+        lineno = reader.line_num + 1  # a quoted cell may span lines: name the row's first
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(f"malformed {fmt.upper()}: {exc}", p, reader.line_num) from None
         if header is None:
             header = row
             if len(set(header)) != len(header):
@@ -104,6 +307,9 @@ def read_records(path: str | Path) -> list[Record]:
     if header is None:
         raise InputError("empty file: no header row", p)
     return records
+
+
+_CSV_FIELD_LIMIT = 2**31 - 1
 
 
 def parse_where(clauses: Sequence[str]) -> list[tuple[str, str]]:
@@ -148,14 +354,21 @@ def get_field(record: Record, field: str) -> Any:
 
 
 def record_id(record: Record, id_fields: Sequence[str]) -> str:
-    """The record's id: the ``id_fields`` values joined by ``/``; the line number if none.
+    """The record's id: the ``id_fields`` values joined by ``/``; ``line<N>`` if none.
 
     Raises:
-        InputError: an id field is missing.
+        InputError: an id field is missing, null, empty, or an array/object.
     """
     if not id_fields:
         return f"line{record.line}"
-    return "/".join(_as_text(get_field(record, f)) for f in id_fields)
+    parts = []
+    for f in id_fields:
+        value = get_field(record, f)
+        if value is None or value == "" or isinstance(value, (list, dict)):
+            shown = "empty" if value == "" else json.dumps(value, ensure_ascii=False)[:40]
+            raise record.error(f"expected a string or number id, got {shown}", f)
+        parts.append(_as_text(value))
+    return "/".join(parts)
 
 
 def maybe_json(record: Record, field: str, value: Any) -> Any:
@@ -167,10 +380,7 @@ def maybe_json(record: Record, field: str, value: Any) -> Any:
     if isinstance(value, str) and record.path.endswith((".csv", ".tsv", ".tab")):
         s = value.strip()
         if s[:1] in ("[", "{"):
-            try:
-                return json.loads(s)
-            except json.JSONDecodeError as exc:
-                raise record.error(f"malformed JSON in cell: {exc.msg}", field) from None
+            return loads(s, record.path, record.line, field)
     return value
 
 

@@ -2,9 +2,12 @@
 
 Field mapping: ``pred_field`` / ``truth_field`` name the prediction and gold fields (real files
 name them differently: the IFPUG runs use ``final_answer`` / ``ground_truth``); ``id_fields``
-name the field(s) whose values identify an item (joined by ``/``; the line number when none).
-Predictions and gold may sit in one file or in two (``gold_path``), joined on the id; an id on
-one side only is an error naming it.
+name the field(s) whose values identify an item (joined by ``/``); by default the records' ``id``
+field when they carry it, else ``line<N>``. Predictions and gold may sit in one file or in two
+(``gold``), joined on the id one-to-one; records are paired by position only when neither file
+carries ids and both hold as many records (:func:`resolve_id_fields`). A missing, extra or
+duplicate id is an error naming file, line and id. Strings in the prediction and gold fields are
+limited to ``max_chars`` characters (default :data:`DEFAULT_MAX_CHARS`): longer is an error.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from typing import Any
 from judge import io
 from judge.errors import InputError
 from judge.io import Record
-from metrics import read_qrels, read_run
 
 TASKS = ("selection", "judgment", "function-call", "generation", "multilabel", "ranking")
 
@@ -67,16 +69,79 @@ def check_task(task: str) -> None:
                          field="task")
 
 
+DEFAULT_ID = "id"
+"""The id field used when no ``id_fields`` are given and the records carry it."""
+
+DEFAULT_MAX_CHARS = 4096
+"""Longest string (in characters) accepted in a prediction or gold field by default."""
+
+
+def resolve_id_fields(records: Sequence[Record], id_fields: Sequence[str] = (),
+                      gold_records: Sequence[Record] | None = None) -> tuple[str, ...]:
+    """The id field(s) to use: ``id_fields`` when given; else :data:`DEFAULT_ID` (``id``) when
+    the records carry it; else none (items are identified, and paired, by position).
+
+    The rule for the default, so that records are never paired silently by position when they
+    carry ids:
+
+    * one file: ``id`` is used when every record has it; no record having it means ids
+      ``line<N>``; some records having it and others not is an error;
+    * two files (``gold_records``): ``id`` on every record of both files → joined on ``id``;
+      ``id`` on no record of either file → paired by position, only if both files hold the
+      same number of records; anything else (ids on one side only, or on some records) is an
+      error naming the first record without an ``id``.
+
+    Raises:
+        InputError: the mixed cases above, or differing record counts without ids (the first
+            record with no counterpart is named).
+    """
+    if id_fields:
+        return tuple(id_fields)
+    sides = [records] if gold_records is None else [records, gold_records]
+    flags = [[DEFAULT_ID in r.data for r in side] for side in sides]
+    if all(all(f) for f in flags):
+        return (DEFAULT_ID,)
+    if not any(any(f) for f in flags):
+        if gold_records is not None and len(records) != len(gold_records):
+            longer, shorter = ((records, gold_records) if len(records) > len(gold_records)
+                               else (gold_records, records))
+            extra = longer[len(shorter)]
+            raise extra.error(
+                f"record {len(shorter) + 1} has no counterpart: {records[0].path} has "
+                f"{len(records)} records and {gold_records[0].path} {len(gold_records)}; "
+                f"records without an '{DEFAULT_ID}' field are paired by position only when the "
+                f"counts match (add '{DEFAULT_ID}' to both files or name the id with --id-field)")
+        return ()
+    with_id = next(r for side, f in zip(sides, flags, strict=True)
+                   for r, has in zip(side, f, strict=True) if has)
+    without = next(r for side, f in zip(sides, flags, strict=True)
+                   for r, has in zip(side, f, strict=True) if not has)
+    raise without.error(
+        f"missing, but {with_id.path}:{with_id.line} has an '{DEFAULT_ID}': give every record "
+        f"of {'both files' if gold_records is not None else 'the file'} an '{DEFAULT_ID}' "
+        "(or name the id field(s) with --id-field)", DEFAULT_ID)
+
+
 def items_from_records(records: Sequence[Record], task: str, pred_field: str | None = None,
                        truth_field: str | None = None, id_fields: Sequence[str] = (),
                        gold_records: Sequence[Record] | None = None,
-                       extract_pred: Extractor | None = None) -> list[Item]:
+                       extract_pred: Extractor | None = None,
+                       max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
     """Extract typed items from records (not for ``ranking``); ``extract_pred`` replaces the
     task's prediction extractor (e.g. OpenAI tool calls).
 
+    Ids: ``id_fields``, or by default the records' ``id`` field (see :func:`resolve_id_fields`).
+    With ``gold_records``, predictions and gold are joined on the id, one-to-one; records
+    without any id are paired by position only when both sides hold the same number of them.
+
+    Args:
+        max_chars: longest string accepted in the prediction and gold fields (0 = no limit);
+            a longer one is an error, never truncated.
+
     Raises:
-        InputError: unknown task, a missing or mistyped field, a duplicate id, or an id
-            present on one side only (file and line named).
+        InputError: unknown task, a missing or mistyped field, a duplicate id, an id present on
+            one side only, records that cannot be paired, or a string longer than
+            ``max_chars`` (file, line and field named).
     """
     check_task(task)
     if task == "ranking":
@@ -85,20 +150,31 @@ def items_from_records(records: Sequence[Record], task: str, pred_field: str | N
     tf = truth_field or DEFAULT_FIELDS[task][1]
     get_pred, get_truth = EXTRACTORS[task]
     get_pred = extract_pred or get_pred
-    id_name = ",".join(id_fields) or "id"
-    preds = _index_by_id(records, id_fields, id_name)
-    gold = _index_by_id(gold_records, id_fields, id_name) if gold_records is not None else None
+    ids = resolve_id_fields(records, id_fields, gold_records)
+    id_name = ",".join(ids) or DEFAULT_ID
+    preds = _index_by_id(records, ids, id_name)
+    gold: dict[str, Record] | None = None
+    if gold_records is not None:
+        if ids:
+            gold = _index_by_id(gold_records, ids, id_name)
+        else:  # no ids anywhere, equal counts (checked above): pair by position
+            gold = dict(zip(preds, gold_records, strict=True))
+    gold_path = gold_records[0].path if gold_records else "the gold file"
     items: list[Item] = []
     for rid, r in preds.items():
         g: Record | None = r if gold is None else gold.get(rid)
         if g is None:
-            raise r.error(f"id {rid!r} has no gold record", id_name)
+            raise r.error(f"id {rid!r} has no gold record in {gold_path}", id_name)
+        pred, truth = get_pred(r, pf), get_truth(g, tf)
+        io.check_string_sizes(pred, max_chars, r.path, r.line, pf)
+        io.check_string_sizes(truth, max_chars, g.path, g.line, tf)
         query = r.data.get("query", "")
-        items.append(Item(rid, f"{r.path}:{r.line}", get_pred(r, pf), get_truth(g, tf),
+        items.append(Item(rid, f"{r.path}:{r.line}", pred, truth,
                           query if isinstance(query, str) else ""))
     for rid, g in (gold or {}).items():
         if rid not in preds:
-            raise g.error(f"id {rid!r} has no prediction record", id_name)
+            raise g.error(f"id {rid!r} has no prediction record in {records[0].path}"
+                          if records else f"id {rid!r} has no prediction record", id_name)
     return items
 
 
@@ -117,7 +193,8 @@ def _index_by_id(records: Sequence[Record], id_fields: Sequence[str],
 def load_items(data: str | Path, task: str, pred_field: str | None = None,
                truth_field: str | None = None, id_fields: Sequence[str] = (),
                gold: str | Path | None = None, where: Sequence[str] = (),
-               fmt: str = "seed", functions: str | Path | None = None) -> list[Item]:
+               fmt: str = "seed", functions: str | Path | None = None,
+               max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
     """Read a data file (and optional gold file) into items.
 
     Args:
@@ -126,11 +203,18 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
         task: one of :data:`TASKS`.
         pred_field, truth_field: field names (defaults per task: ``pred``/``truth``, or
             ``pred_fn``/``gold_fn`` for function calls).
-        id_fields: field(s) identifying an item.
+        id_fields: field(s) identifying an item; by default ``id`` when the records carry it
+            (predictions and gold are then joined on it), else the position (two files are
+            paired by position only when neither carries ids and their record counts match;
+            see :func:`resolve_id_fields`).
         gold: separate gold file (for ``ranking``: TREC qrels, required).
         where: ``FIELD=VALUE`` filters applied to the data records (and gold records).
         fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
         functions: BFCL only: the question file with the function schemas.
+        max_chars: longest string (characters) accepted in a prediction or gold field, default
+            4,096; 0 = no limit. A longer string is bad input (``FILE:LINE: field 'pred':
+            string of N characters exceeds --max-chars 4096``), never truncated. Not applied to
+            ``ranking`` (document ids).
 
     Raises:
         InputError: any bad input, named by file, line and field.
@@ -142,7 +226,7 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
         from judge.fctask import load_fc_items
 
         return load_fc_items(data, fmt, pred_field, truth_field, id_fields, gold, functions,
-                             where)
+                             where, max_chars=max_chars)
     filters = io.parse_where(where)
     records = io.filter_records(io.read_records(data), filters)
     if not records:
@@ -152,7 +236,8 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
         gold_records = io.filter_records(io.read_records(gold), filters)
         if not gold_records:
             raise InputError("no gold records", gold)
-    return items_from_records(records, task, pred_field, truth_field, id_fields, gold_records)
+    return items_from_records(records, task, pred_field, truth_field, id_fields, gold_records,
+                              max_chars=max_chars)
 
 
 def load_ranking(run_path: str | Path, qrels_path: str | Path | None) -> list[Item]:
@@ -163,11 +248,17 @@ def load_ranking(run_path: str | Path, qrels_path: str | Path | None) -> list[It
     """
     if qrels_path is None:
         raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
+    from metrics import read_qrels, read_run  # lazy: keeps `simjudge --help` fast
+
     try:
         run = read_run(run_path)
         qrels = read_qrels(qrels_path)
     except OSError as exc:
         raise InputError(f"cannot read file: {exc}") from None
+    except UnicodeDecodeError:
+        for path in (run_path, qrels_path):
+            io.read_text_utf8(path)  # raises naming the file, line and byte
+        raise
     except ValueError as exc:  # metrics' readers already say FILE:LINE: ...
         raise InputError(str(exc)) from None
     items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
@@ -178,12 +269,37 @@ def load_ranking(run_path: str | Path, qrels_path: str | Path | None) -> list[It
 
 def items_from_dicts(rows: Sequence[Mapping[str, Any]], task: str,
                      pred_field: str | None = None, truth_field: str | None = None,
-                     id_fields: Sequence[str] = ()) -> list[Item]:
-    """Python-API input: a list of dicts (one per item) → items. ``id`` is used when present.
+                     id_fields: Sequence[str] = (),
+                     max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
+    """Python-API input: a list of dicts (one per item) → items. ``id`` is used when every
+    dict has one (some having it and others not is an error), as in :func:`resolve_id_fields`.
 
     Raises:
         InputError: as :func:`items_from_records`, with ``<items>:N`` positions (1-based).
     """
-    records = [Record("<items>", i + 1, dict(r)) for i, r in enumerate(rows)]
-    ids = tuple(id_fields) or (("id",) if rows and all("id" in r for r in rows) else ())
-    return items_from_records(records, task, pred_field, truth_field, ids)
+    records = []
+    for i, r in enumerate(rows):
+        rec = Record("<items>", i + 1, dict(r))
+        io.check_value(rec.data, rec.path, rec.line)
+        records.append(rec)
+    return items_from_records(records, task, pred_field, truth_field, id_fields,
+                              max_chars=max_chars)
+
+
+def check_items(items: Sequence[Item], max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    """Apply the input checks to ready-made :class:`Item` objects (Python API): unique ids, and
+    no string longer than ``max_chars`` (0 = no limit) in ``pred`` or ``truth``.
+
+    Raises:
+        InputError: a duplicate id, or a string over the limit (the item's source named).
+    """
+    seen: dict[str, str] = {}
+    for item in items:
+        head, _, tail = item.source.rpartition(":")
+        path, line = (head, int(tail)) if head and tail.isdigit() else (item.source, None)
+        if item.id in seen:
+            raise InputError(f"duplicate id {item.id!r} (first at {seen[item.id]})",
+                             path or None, line, "id")
+        seen[item.id] = item.source
+        io.check_string_sizes(item.pred, max_chars, path or None, line, "pred")
+        io.check_string_sizes(item.truth, max_chars, path or None, line, "truth")

@@ -12,43 +12,147 @@ concurrency = 16
 rpm = 600
 params = { temperature = 0.0, seed = 7, max_tokens = 200 }
 ```
+
+Each ``[[judges]]`` table is checked by a strict pydantic model (:class:`JudgeEntry`: no
+unknown key, no type coercion — ``model = 3`` or ``params = "x"`` is an error) and then by
+:class:`judge.judges.JudgeOptions` (ranges). A credential-named key (``api_key``, ``key``,
+``token``, ``secret``, ``password``, ``authorization``…) at the top level or anywhere in
+``params``, or a key-shaped value (``sk-…``), is refused: keys live in the environment, named by
+``api_key_env``. Every error is one line ``FILE:LINE: field 'judges[N].x': what is wrong`` (TOML
+parsers give no line numbers for values, so the line is found by searching the entry's text for
+the key; when it cannot be found the entry's ``[[judges]]`` line is given).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.errors import InputError
-from judge.judges import JudgeOptions
+from judge.judges import OPTION_FLAGS, Judge, JudgeOptions, is_credential_name, parse_judge_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-_KNOWN = {"id", "backend", "model", "base_url", "api_key_env", "scorer", "concurrency", "rpm",
-          "tpm", "timeout_s", "max_retries", "params", "method", "max_batch", "http"}
-_SECRETS = ("api_key", "key", "token", "secret", "password", "authorization")
+BACKENDS = ("openai", "langchain", "openai-embedding", "local", "lexical", "table")
+_WITH_MODEL = ("openai", "langchain", "openai-embedding", "table")
+_HEADER = re.compile(r"^\s*\[\[\s*judges\s*\]\]", re.MULTILINE)
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+
+class JudgeEntry(BaseModel):
+    """One ``[[judges]]`` table (strict types, no unknown keys).
+
+    Attributes:
+        id: what runs record as ``judge_id`` (non-empty, unique in the file).
+        backend: one of :data:`BACKENDS`.
+        model: model name; ``PROVIDER:MODEL`` for ``langchain``; the file path for ``table``;
+            absent for ``local`` and ``lexical``.
+        base_url, api_key_env, scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
+        method, max_batch, http: as :class:`judge.judges.JudgeOptions` (absent = the
+        command line's value).
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str = Field(min_length=1)
+    backend: Literal["openai", "langchain", "openai-embedding", "local", "lexical", "table"]
+    model: str | None = Field(default=None, min_length=1)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    scorer: str | None = None
+    concurrency: int | None = None
+    rpm: int | None = None
+    tpm: int | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+    params: dict[str, Any] | None = None
+    method: str | None = None
+    max_batch: int | None = None
+    http: str | None = None
+
+
+class _Locator:
+    """Finds the line of a key inside the n-th ``[[judges]]`` table of the file's text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        starts = [text.count("\n", 0, m.start()) for m in _HEADER.finditer(text)]
+        self.ranges = [(s, starts[i + 1] if i + 1 < len(starts) else len(self.lines))
+                       for i, s in enumerate(starts)]
+
+    def line(self, n: int, key: str | None = None, occurrence: int = 1) -> int | None:
+        """1-based line of ``key`` (its ``occurrence``-th assignment) in entry ``n`` (1-based),
+        else of the entry's header, else None (e.g. an inline array of tables)."""
+        if n > len(self.ranges):
+            return None
+        start, end = self.ranges[n - 1]
+        if key:
+            pat = re.compile(r"(^|[\s{,.])[\"']?" + re.escape(key) + r"[\"']?\s*=")
+            seen = 0
+            for i in range(start, end):
+                if pat.search(self.lines[i]):
+                    seen += 1
+                    if seen == occurrence:
+                        return i + 1
+        return start + 1
+
+
+def _entry_error(exc: ValidationError) -> tuple[str, str]:
+    """(key path, message) of the first pydantic error of an entry; never echoes a value that
+    might be a credential."""
+    err = exc.errors()[0]
+    loc = [str(x) for x in err["loc"]]
+    key = ".".join(loc) if loc else "?"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        hint = (": keys do not belong in this file; put the key in an environment variable "
+                "and write that variable's name in api_key_env instead"
+                if is_credential_name(loc[-1]) else
+                f"; expected one of: {', '.join(JudgeEntry.model_fields)}")
+        return key, f"unknown key {loc[-1]!r}{hint}"
+    if kind == "missing":
+        return key, f"missing {loc[-1]!r}"
+    if kind == "literal_error":
+        return key, (f"unknown backend {err.get('input')!r}; expected one of: "
+                     f"{', '.join(BACKENDS)}")
+    if kind == "string_too_short":
+        return key, "must not be empty"
+    shown = "" if is_credential_name(loc[-1]) else f", got {err.get('input')!r}"
+    return key, f"{err['msg'].replace('Input should be', 'expected')}{shown}"
 
 
 def load_judges_file(path: str | Path, defaults: JudgeOptions | None = None,
                      ) -> dict[str, tuple[str, JudgeOptions]]:
-    """Read a judges TOML file.
+    """Read and check a judges TOML file.
+
+    Args:
+        path: the TOML file (UTF-8).
+        defaults: options that entries override (the command line's values).
 
     Returns:
         judge id → ``(spec, options)`` ready for :func:`judge.judges.parse_judge_spec`.
 
     Raises:
-        InputError: unreadable TOML, a missing ``id``/``backend``, an unknown key, a duplicate
-            id, or a literal credential in the file (only ``api_key_env`` names are allowed).
+        InputError: ``FILE:LINE: field 'judges[N].x': ...`` for unreadable TOML, no
+            ``[[judges]]``, a missing ``id``/``backend``/``model``, an unknown key, a wrong type,
+            an out-of-range value, a duplicate id, or a credential in the file.
     """
     try:
-        data: dict[str, Any] = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+        data: dict[str, Any] = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"cannot read judges file: {exc}", path) from None
+        m = _TOML_LINE.search(str(exc))
+        raise InputError(f"cannot read judges file: {exc}", path,
+                         line=int(m.group(1)) if m else None) from None
+    loc = _Locator(text)
     entries = data.get("judges")
     if not isinstance(entries, list) or not entries:
         raise InputError("expected one or more [[judges]] tables", path, field="judges")
@@ -57,35 +161,56 @@ def load_judges_file(path: str | Path, defaults: JudgeOptions | None = None,
     for n, e in enumerate(entries, start=1):
         where = f"judges[{n}]"
         if not isinstance(e, dict):
-            raise InputError("expected a table", path, field=where)
-        for k in e:
-            if k not in _KNOWN:
-                low = k.lower()
-                hint = (" (write the key's environment variable name in api_key_env instead)"
-                        if any(s in low for s in _SECRETS) else "")
-                raise InputError(f"unknown key {k!r}{hint}", path, field=f"{where}.{k}")
-        jid, backend = e.get("id"), e.get("backend")
-        if not isinstance(jid, str) or not jid:
-            raise InputError("missing 'id'", path, field=where)
-        if jid in out:
-            raise InputError(f"duplicate id {jid!r}", path, field=f"{where}.id")
-        if backend in ("local", "lexical"):
-            spec = backend
-        elif backend in ("openai", "langchain", "openai-embedding", "table"):
-            model = e.get("model")
-            if not isinstance(model, str) or not model:
-                raise InputError("missing 'model'", path, field=f"{where}.model")
-            spec = f"{backend}:{model}"
+            raise InputError("expected a table", path, loc.line(n), field=where)
+        try:
+            entry = JudgeEntry.model_validate(e)
+        except ValidationError as exc:
+            key, message = _entry_error(exc)
+            raise InputError(message, path, loc.line(n, key.split(".")[-1]),
+                             field=f"{where}.{key}") from None
+        if entry.id in out:
+            raise InputError(f"duplicate id {entry.id!r}", path,
+                             loc.line(n, "id"), field=f"{where}.id")
+        if entry.backend in _WITH_MODEL:
+            if entry.model is None:
+                raise InputError(f"missing 'model' (backend {entry.backend!r} needs one)",
+                                 path, loc.line(n), field=f"{where}.model")
+            spec = f"{entry.backend}:{entry.model}"
         else:
-            raise InputError(f"unknown backend {backend!r}", path, field=f"{where}.backend")
-        params = e.get("params", base.params)
-        if not isinstance(params, dict):
-            raise InputError("expected a table of decoding parameters", path,
-                             field=f"{where}.params")
-        opts = replace(base, judge_id=jid, params=dict(params),
-                       **{k: e[k] for k in ("base_url", "api_key_env", "scorer", "concurrency",
-                                            "rpm", "tpm", "timeout_s", "max_retries", "method",
-                                            "max_batch", "http")
-                          if k in e})
-        out[jid] = (spec, opts)
+            if entry.model is not None:
+                raise InputError(f"backend {entry.backend!r} takes no model", path,
+                                 loc.line(n, "model"), field=f"{where}.model")
+            spec = entry.backend
+        given = entry.model_dump(exclude_unset=True, exclude={"id", "backend", "model"})
+        try:
+            opts = replace(base, judge_id=entry.id, **given)
+        except InputError as exc:
+            field = exc.field or "?"
+            flag = OPTION_FLAGS.get(field)
+            message = exc.message.removeprefix(f"{flag} ") if flag else exc.message
+            raise InputError(f"{message} (judge {entry.id!r})", path,
+                             loc.line(n, field.split(".")[-1].split("[")[0]),
+                             field=f"{where}.{field}") from None
+        out[entry.id] = (spec, opts)
     return out
+
+
+def build_declared(path: str | Path, declared: dict[str, tuple[str, JudgeOptions]],
+                   judge_id: str) -> Judge:
+    """Build the judge ``judge_id`` of a loaded judges file; an error building it (a missing
+    API key, an unknown LangChain provider, an unreadable table…) names the file, the line of
+    its ``id`` and the judge.
+
+    Raises:
+        InputError: as :func:`judge.judges.parse_judge_spec`, located in the file.
+    """
+    spec, opts = declared[judge_id]
+    try:
+        return parse_judge_spec(spec, opts)
+    except InputError as exc:
+        if exc.path is not None:  # already located (e.g. a table file's own line)
+            raise
+        text = Path(path).read_text(encoding="utf-8")
+        n = list(declared).index(judge_id) + 1
+        raise InputError(f"judge {judge_id!r}: {exc.message}", path,
+                         _Locator(text).line(n, "id"), field=f"judges[{n}]") from None

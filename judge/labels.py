@@ -64,6 +64,7 @@ class LabelSet:
         positive_threshold: the binarisation threshold used (None for plain majority).
         alpha: inter-annotator Krippendorff's α, None when no pair has two annotations.
         path, sha256: the file.
+        rows: rows read (after ``--where``); more than ``len(pairs)`` when pairs repeat.
     """
 
     pairs: list[LabelledPair]
@@ -72,6 +73,7 @@ class LabelSet:
     alpha: float | None
     path: str
     sha256: str
+    rows: int = 0
 
     @property
     def positives(self) -> int:
@@ -82,6 +84,39 @@ class LabelSet:
     def max_annotators(self) -> int:
         """Most annotations on one pair."""
         return max(len(p.annotations) for p in self.pairs)
+
+    @property
+    def min_annotators(self) -> int:
+        """Fewest annotations on one pair."""
+        return min(len(p.annotations) for p in self.pairs)
+
+    @property
+    def annotations(self) -> int:
+        """Annotations read in all (a list in a cell counts each of its elements)."""
+        return sum(len(p.annotations) for p in self.pairs)
+
+    def describe(self) -> str:
+        """One line saying how rows became labelled pairs, e.g. ``labels: 120 rows → 40 pairs
+        (18 positive), 3 annotations per pair merged by majority (a tie is negative);
+        inter-annotator Krippendorff's α (nominal) 0.712``."""
+        lo, hi = self.min_annotators, self.max_annotators
+        per = f"{lo}" if lo == hi else f"{lo}–{hi}"
+        noun = "annotation" if hi == 1 else "annotations"
+        if self.graded:
+            rule = f"mean (positive when ≥ {self.positive_threshold:g})"
+        elif self.positive_threshold is not None:
+            rule = f"share of positive annotations (positive when ≥ {self.positive_threshold:g})"
+        else:
+            rule = "majority (a tie is negative)"
+        text = (f"labels: {self.rows} rows → {len(self.pairs)} pairs ({self.positives} "
+                f"positive), {per} {noun} per pair")
+        if hi == 1:
+            return text + (" (graded)" if self.graded else "")
+        kind = "interval" if self.graded else "nominal"
+        alpha = "undefined" if self.alpha is None or not math.isfinite(self.alpha) else (
+            f"{self.alpha:.3f}")
+        return (text + f" merged by {rule}; inter-annotator Krippendorff's α ({kind}) "
+                f"{alpha}")
 
 
 def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
@@ -111,7 +146,7 @@ def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
 
 def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "truth",
                 label_field: str = "label", positive_threshold: float | None = None,
-                where: Sequence[str] = ()) -> LabelSet:
+                where: Sequence[str] = (), max_chars: int = 4096) -> LabelSet:
     """Read and aggregate a labels file.
 
     Args:
@@ -120,12 +155,14 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         positive_threshold: binarise labels at ``value >= threshold``; required for graded
             labels; for binary labels the default is the majority rule (share > 0.5).
         where: ``FIELD=VALUE`` row filters.
+        max_chars: longest pair string accepted (characters; 0 = no limit); a longer one is an
+            error, never truncated (as ``simjudge eval --max-chars``).
 
     Raises:
         InputError: unreadable file; a missing pair side; a label that is neither a number nor
-            a boolean (file, line and field named); graded labels without
-            ``positive_threshold``; fewer than two pairs; only one class after binarising
-            (ROC-AUC would be undefined).
+            a boolean (file, line and field named); a pair string over ``max_chars``; graded
+            labels without ``positive_threshold``; fewer than two pairs; only one class after
+            binarising (ROC-AUC would be undefined).
     """
     records = io.filter_records(io.read_records(path), io.parse_where(where))
     grouped: dict[tuple[str, str], list[float]] = {}
@@ -133,6 +170,8 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
     graded = False
     for rec in records:
         pair = (io.text(rec, pred_field), io.text(rec, truth_field))
+        for name, side in zip((pred_field, truth_field), pair, strict=True):
+            io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
         raw = io.get_field(rec, label_field)
         if isinstance(raw, str) and raw.strip().startswith("["):
             raw = io.maybe_json(rec, label_field, raw)
@@ -172,4 +211,4 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
             data[: len(p.annotations), j] = p.annotations
         alpha = krippendorff_alpha(data, "interval" if graded else "nominal")
     sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return LabelSet(pairs, graded, positive_threshold, alpha, str(path), sha)
+    return LabelSet(pairs, graded, positive_threshold, alpha, str(path), sha, len(records))

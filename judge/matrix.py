@@ -53,7 +53,9 @@ class MatrixBuild:
         pairs_total: cells over all items; pairs_exact: exact cells;
         pairs_distinct: distinct non-exact pairs sent to the judge (per item for item-scoped
             judges);
-        pairs_without_verdict: distinct pairs the judge gave no verdict for (NaN);
+        pairs_without_verdict: distinct pairs left without a score (NaN): no verdict at all
+            (e.g. a table without the pair, a panel without quorum) or a failed verdict
+            (``parse_error``, ``transport_error``, ``refused``); they can never be matched;
         outcomes: count of verdict outcomes over distinct pairs;
         wall_s: seconds spent in the judge.
         verdict_items: for item-scoped judges, the item id of each verdict (else None).
@@ -137,9 +139,9 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
     outcomes: Counter[str] = Counter()
     missing = 0
     for key, v in zip(keys, verdicts, strict=True):
-        if v is None:
+        if v is None or v.outcome != "ok":
             missing += 1
-        else:
+        if v is not None:
             by_pair[key] = v
             outcomes[v.outcome] += 1
     matrices = []

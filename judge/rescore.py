@@ -46,13 +46,20 @@ def _panel_matrices(run: StoredRun, rule: str, quorum: int, tau: float) -> list[
     return out
 
 
-def rescore(run: StoredRun, tau: float, rule: str | None = None, quorum: int | None = None,
-            n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+def rescore(run: StoredRun, tau: float | None = None, rule: str | None = None,
+            quorum: int | None = None, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Metrics of a stored selection run at τ (and, for panels, another vote or quorum).
 
+    Args:
+        run: a stored selection run.
+        tau: the threshold in [0, 1]; None = the run's own τ (``config.json``), which
+            reproduces the run's metrics.
+        rule, quorum: panel runs: another vote / quorum (None = the run's).
+        n_boot, seed: bootstrap resamples and seed of the CIs.
+
     Returns:
-        ``{"run", "tau", "vote", "quorum", "judge_calls": 0, "metrics", "bootstrap",
-        "items": [...]}``.
+        ``{"run", "tau", "tau_source" ("run" or "option"), "vote", "quorum",
+        "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``.
 
     Raises:
         InputError: not a selection run with stored scores, τ outside [0, 1], a vote/quorum
@@ -61,6 +68,13 @@ def rescore(run: StoredRun, tau: float, rule: str | None = None, quorum: int | N
     if run.task != "selection" or not run.items or "scores" not in run.items[0]:
         raise InputError("rescore needs a selection run written by simjudge eval "
                          "(items.jsonl with stored scores)", run.path)
+    source = "option"
+    if tau is None:
+        tau, source = run.config.get("tau"), "run"
+        if not isinstance(tau, (int, float)) or isinstance(tau, bool):
+            raise InputError(f"config.json has no numeric tau ({tau!r}): give --tau",
+                             run.path, field="tau")
+        tau = float(tau)
     if not 0.0 <= tau <= 1.0:
         raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
     judge = run.config.get("judge") or {}
@@ -69,7 +83,7 @@ def rescore(run: StoredRun, tau: float, rule: str | None = None, quorum: int | N
         raise InputError("--vote and --quorum apply to panel runs only", run.path, field="vote")
     if is_panel:
         rule = rule or judge["vote"]
-        quorum = quorum or judge["quorum"]
+        quorum = judge["quorum"] if quorum is None else quorum
         if rule not in VOTES:
             raise InputError(f"unknown vote {rule!r}; expected one of {', '.join(VOTES)}",
                              field="vote")
@@ -82,6 +96,7 @@ def rescore(run: StoredRun, tau: float, rule: str | None = None, quorum: int | N
     results = [fuzzy_match(row["pred"], row["truth"], m, tau=tau, zero_division=zd)
                for row, m in zip(run.items, matrices, strict=True)]
     items = [{"id": row["id"], **r.to_dict()} for row, r in zip(run.items, results, strict=True)]
-    return {"run": str(run.path), "tau": tau, "vote": rule, "quorum": quorum, "judge_calls": 0,
+    return {"run": str(run.path), "tau": tau, "tau_source": source, "vote": rule,
+            "quorum": quorum, "judge_calls": 0,
             "metrics": {"tau": tau, **aggregate_fuzzy(results, zero_division=zd).to_dict()},
             "bootstrap": bootstrap_cis("selection", items, n_boot, seed), "items": items}

@@ -48,8 +48,10 @@ class StoredRun:
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file, split on ``\\n`` only: ``str.splitlines()`` would also cut at
+    U+2028/U+2029/U+0085 inside judged strings, which the run files keep unescaped."""
     rows = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if line.strip():
             try:
                 rows.append(json.loads(line))

@@ -1,7 +1,11 @@
 """Per-task metric computation over items: the bridge from items (and matrices) to ``metrics``.
 
 Each ``score_*`` function returns ``(item_rows, metrics)``: one JSON-serialisable dict per item
-for ``items.jsonl`` and the dataset metrics for ``summary.json``.
+for ``items.jsonl`` and the dataset metrics for ``summary.json``. Each row also carries what was
+compared (the audit report shows it): ``pred``/``truth`` (judgment booleans, generation text and
+references, multi-label labels, selection strings with their score matrix), ``ranked`` (the run's
+documents in trec_eval order) and ``qrels`` (document → grade) for ranking, and the record's
+``query`` when it has one.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ from metrics import (
 from metrics import average_precision as ap
 
 Rows = list[dict[str, Any]]
+
+
+def _query(item: Item) -> dict[str, str]:
+    """``{"query": …}`` when the record has a ``query`` field (shown in the audit report)."""
+    return {"query": item.query} if item.query else {}
 
 
 def score_selection(items: Sequence[Item], matrices: Sequence[SimilarityMatrix], tau: float,
@@ -73,8 +82,8 @@ def score_judgment(items: Sequence[Item],
     """Binary judgment scores (seed 001 §4.2.1)."""
     y_true = [bool(i.truth) for i in items]
     y_pred = [bool(i.pred) for i in items]
-    rows = [{"id": i.id, "source": i.source, "pred": p, "truth": t, "correct": p == t}
-            for i, p, t in zip(items, y_pred, y_true, strict=True)]
+    rows = [{"id": i.id, "source": i.source, **_query(i), "pred": p, "truth": t,
+             "correct": p == t} for i, p, t in zip(items, y_pred, y_true, strict=True)]
     return rows, binary_scores(y_true, y_pred, zero_division=zero_division).to_dict()
 
 
@@ -84,7 +93,8 @@ def score_generation(items: Sequence[Item],
     rows: Rows = []
     for i in items:
         s = token_scores(i.pred, list(i.truth), tokenizer=tokenizer)
-        rows.append({"id": i.id, "source": i.source, **s.to_dict()})
+        rows.append({"id": i.id, "source": i.source, **_query(i), "pred": i.pred,
+                     "truth": list(i.truth), **s.to_dict()})
     metrics = {k: float(np.mean([r[k] for r in rows])) for k in ("precision", "recall", "f1")}
     return rows, {"tokenizer": tokenizer, **metrics}
 
@@ -100,7 +110,7 @@ def score_multilabel(items: Sequence[Item],
         t[n, [index[c] for c in i.truth]] = True
         p[n, [index[c] for c in i.pred]] = True
     s = multilabel_scores(t, p, zero_division=zero_division)
-    rows = [{"id": i.id, "source": i.source, "pred": sorted(set(i.pred)),
+    rows = [{"id": i.id, "source": i.source, **_query(i), "pred": sorted(set(i.pred)),
              "truth": sorted(set(i.truth))} for i in items]
     d = s.to_dict()
     d["classes"] = classes
@@ -120,7 +130,8 @@ def score_ranking(items: Sequence[Item], k: int = 10) -> tuple[Rows, dict[str, A
                      "ap": ap(i.pred, i.truth), f"ap@{k}": ap(i.pred, i.truth, k=k),
                      "ndcg": ndcg_at_k(i.pred, i.truth),
                      f"ndcg@{k}": ndcg_at_k(i.pred, i.truth, k),
-                     f"err@{k}": err_at_k(i.pred, i.truth, max_grade, k)})
+                     f"err@{k}": err_at_k(i.pred, i.truth, max_grade, k),
+                     "ranked": list(i.pred), "qrels": dict(i.truth)})
     keys = ("ap", f"ap@{k}", "ndcg", f"ndcg@{k}", f"err@{k}")
     metrics: dict[str, Any] = {"queries": len(items), "err_max_grade": max_grade}
     names = {"ap": "map", f"ap@{k}": f"map@{k}"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -10,6 +10,20 @@ Outcome = Literal["ok", "parse_error", "transport_error", "refused"]
 """``ok`` carries a score; every other outcome carries none (a failure is never a 0)."""
 
 OUTCOMES: tuple[Outcome, ...] = ("ok", "parse_error", "transport_error", "refused")
+
+RAW_MAX_CHARS = 4000
+"""Most characters of ``raw`` kept on a failed verdict. A reply can be anything a server sends
+(an HTML error page of megabytes, a runaway completion), and one such page per pair would blow
+up ``verdicts.jsonl``; 4,000 characters keep the whole of any normal answer (a batch answer of
+20 items with rationales is ~3,000) and enough of anything else to see what it was."""
+
+
+def cap_raw(raw: str, limit: int = RAW_MAX_CHARS) -> tuple[str, bool]:
+    """``(text, truncated)``: ``raw`` itself when it has at most ``limit`` characters, else its
+    first ``limit`` characters followed by ``"…[truncated: N characters in all]"``."""
+    if len(raw) <= limit:
+        return raw, False
+    return f"{raw[:limit]}…[truncated: {len(raw)} characters in all]", True
 
 
 class Verdict(BaseModel):
@@ -20,7 +34,11 @@ class Verdict(BaseModel):
         score: similarity in [0, 1] when ``outcome == "ok"``, else None.
         rationale: the judge's explanation (an honest template for non-LLM judges).
         outcome: ``ok``, ``parse_error``, ``transport_error`` or ``refused``.
-        raw: the raw completion / raw judge output (e.g. the cosine for embedding judges).
+        raw: the raw completion / raw judge output (e.g. the cosine for embedding judges);
+            for a failure, whatever the server sent (completion text, error body, a non-JSON
+            page), cut to :data:`RAW_MAX_CHARS` characters (see ``raw_truncated``).
+        raw_truncated: True when ``raw`` was cut (its text then ends with
+            ``…[truncated: N characters in all]``, N the original length).
         judge_id: the judge's id (its spec string or TOML id).
         scorer: ``name@version`` of the prompt scorer, or the judge's method id.
         template_sha256: sha256 of the prompt template file ("" when no template is used).
@@ -42,6 +60,7 @@ class Verdict(BaseModel):
     rationale: str = ""
     outcome: Outcome = "ok"
     raw: str = ""
+    raw_truncated: bool = False
     judge_id: str
     scorer: str
     template_sha256: str = ""
@@ -52,6 +71,17 @@ class Verdict(BaseModel):
     cached: bool = False
     output_mode: str = ""
     cost_usd: float = Field(default=0.0, ge=0.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cap_failed_raw(cls, data: Any) -> Any:
+        # only failures are cut: an ok answer is bounded by max_tokens and is the audit trail
+        if (isinstance(data, dict) and data.get("outcome", "ok") != "ok"
+                and isinstance(data.get("raw"), str) and not data.get("raw_truncated")):
+            raw, cut = cap_raw(data["raw"])
+            if cut:
+                data = {**data, "raw": raw, "raw_truncated": True}
+        return data
 
     @model_validator(mode="after")
     def _score_iff_ok(self) -> Verdict:

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 PY_TYPES: dict[str, type] = {"string": str, "integer": int, "float": float, "boolean": bool,
                              "array": list, "tuple": list, "dict": dict, "any": str}
@@ -283,6 +282,8 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         checks.append([check_call(p, gparams, schema, string_equivalent) for p in pred])
     valid = np.array([[c.valid for c in row] for row in checks], dtype=float)
     agree = np.array([[c.agreement for c in row] for row in checks], dtype=float)
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast
+
     # lexicographic objective: as many valid pairs as possible, then the most agreement
     rows, cols = linear_sum_assignment(valid * (len(gold_items) + 1) + agree, maximize=True)
     pairs = tuple((int(r), int(c), checks[r][c]) for r, c in zip(rows, cols, strict=True))

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
 
 from metrics._validation import check_zero_division, safe_div
 from metrics.normalize import normalize
@@ -247,6 +246,8 @@ def max_weight_matching(sim: NDArray[np.float64], tau: float) -> list[tuple[int,
     if rows.size == 0:
         return []
     sub_valid = valid[np.ix_(rows, cols)]
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast
+
     weights = np.where(sub_valid, sim[np.ix_(rows, cols)], 0.0)
     r, c = linear_sum_assignment(weights, maximize=True)
     keep = sub_valid[r, c]

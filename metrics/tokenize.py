@@ -14,10 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-
-import jieba
-
-jieba.setLogLevel(logging.WARNING)
+from typing import Any
 
 Tokenizer = str | Callable[[str], Sequence[str]]
 """A tokenizer name (``"whitespace"``, ``"jieba"``, ``"char"``) or a callable."""
@@ -31,9 +28,18 @@ def whitespace_tokenize(text: str) -> list[str]:
     return text.split()
 
 
+@functools.lru_cache(maxsize=1)
+def _jieba() -> Any:
+    """jieba, imported on first use (it costs ~70 ms, too much for ``simjudge --help``)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
 @functools.lru_cache(maxsize=200_000)
 def _jieba_cached(text: str) -> tuple[str, ...]:
-    return tuple(t for t in jieba.cut(text) if t.strip())
+    return tuple(t for t in _jieba().cut(text) if t.strip())
 
 
 def jieba_tokenize(text: str) -> list[str]:

@@ -4,7 +4,13 @@ It judges deterministically (score 0.9 when pred and truth share their first cha
 case folding, else 0.1 — so tests can predict every score) and can inject faults: a fraction of
 responses become HTTP 429 (with ``Retry-After``), HTTP 500, a timeout (the answer comes after the
 client gave up), truncated JSON, or a refusal. It can also reject structured-output formats to
-exercise the client's fallback chain, and it logs every request it receives.
+exercise the client's fallback chain, answer every request with one HTTP error status (a dead
+endpoint: 401, 404…), serve malformed HTTP 200 replies (:data:`MALFORMED_SHAPES`, chosen per
+judged string with ``FakeServerConfig.shapes``), and it logs every request it receives.
+
+``POST /v1/embeddings`` answers with deterministic vectors (:func:`fake_embedding`), as base64
+float32 when asked for (``encoding_format: "base64"``, what the openai SDK sends) or as
+numbers, with its own malformed shapes (:data:`EMBEDDING_SHAPES`).
 
 Not a mock of the SDK: the real ``openai`` client talks HTTP to it.
 """
@@ -12,16 +18,33 @@ Not a mock of the SDK: the real ``openai`` client talks HTTP to it.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import random
 import re
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 FAULTS = ("429", "500", "timeout", "truncated", "refusal")
+"""The default fault kinds; ``"hangup"`` (close the connection without replying) can be added
+to ``FakeServerConfig.faults``."""
+MALFORMED_SHAPES = ("html", "cut_json", "json_array", "message_string", "content_list",
+                    "usage_string")
+"""HTTP 200 chat replies that break the protocol: an HTML page (content-type text/html, ~20 kB),
+the JSON body cut off halfway, a JSON array around the completion object, ``message`` as a
+string, ``message.content`` as a list of parts, ``usage.prompt_tokens`` = ``"many"``."""
+EMBEDDING_SHAPES = ("html", "cut_json", "json_array", "data_string", "embedding_text",
+                    "missing_vector", "nan_vector", "usage_string")
+"""HTTP 200 embeddings replies that break the protocol (same first three as the chat ones;
+``data`` as a string, a vector of strings, one vector fewer than inputs, a NaN in a vector,
+``usage.prompt_tokens`` = ``"many"``)."""
+HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>"
+             "<h1>Bad Gateway</h1><p>The proxy received an invalid response.</p>"
+             + "<!-- padding -->" * 1200 + "</body></html>")
 _ITEM = re.compile(r"<<<(PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)\n(.*?)\n"
                    r"(?:PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)>>>", re.S)
 
@@ -29,6 +52,16 @@ _ITEM = re.compile(r"<<<(PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)\n(.*?)\n"
 def fake_score(pred: str, truth: str) -> float:
     """The fake judge's score: 0.9 if the first characters match (casefolded), else 0.1."""
     return 0.9 if pred[:1].casefold() == truth[:1].casefold() else 0.1
+
+
+def fake_embedding(text: str) -> list[float]:
+    """The fake embedding server's vector: 8 dimensions, 1 in dimension 0 and in dimension
+    1 + (code point of the casefolded first character mod 7). So two strings whose first
+    characters agree mod 7 have cosine 1.0, others cosine 0.5 (= 1 / (√2·√2))."""
+    v = [0.0] * 8
+    v[0] = 1.0
+    v[1 + ord((text[:1] or " ").casefold()[0]) % 7] = 1.0
+    return v
 
 
 @dataclass
@@ -53,6 +86,16 @@ class FakeServerConfig:
         reject_formats: response_format types answered with HTTP 400.
         seed: random seed of the fault draws.
         batch_drop_last: batch answers leave out their last gold item (a partial answer).
+        echo_auth_status: when non-zero, every request is answered with this HTTP status and
+            an error body that echoes the request's API key and ``Authorization`` header (as
+            some servers and proxies do), to test that simjudge stores and prints no key.
+        shapes: judged string → malformed shape (:data:`MALFORMED_SHAPES`, or for embeddings
+            :data:`EMBEDDING_SHAPES`): a request that judges or embeds that string gets that
+            HTTP 200 reply instead of the answer.
+        contents: judged string → completion text sent verbatim as ``message.content`` of a
+            well-formed reply (e.g. ``'{"score": true}'``) for a request judging that string.
+        status_all: when set, every request is answered with this HTTP status and an
+            OpenAI-style error body carrying ``status_message`` (a dead endpoint).
     """
 
     latency_s: float = 0.0
@@ -62,6 +105,11 @@ class FakeServerConfig:
     reject_formats: tuple[str, ...] = ()
     seed: int = 0
     batch_drop_last: bool = False
+    echo_auth_status: int = 0
+    shapes: dict[str, str] = field(default_factory=dict)
+    contents: dict[str, str] = field(default_factory=dict)
+    status_all: int | None = None
+    status_message: str = "Incorrect API key provided: sk-fake-*****. You can find your key."
 
 
 @dataclass
@@ -103,6 +151,14 @@ class FakeOpenAIServer:
 
             with contextlib.suppress(asyncio.CancelledError, RuntimeError):
                 loop.run_until_complete(serve())
+            # let cancelled connection handlers finish (they close their sockets), then close
+            # the loop: no "Task was destroyed but it is pending" / "Event loop is closed"
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(RuntimeError):
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.close()
 
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
@@ -112,9 +168,15 @@ class FakeOpenAIServer:
     def stop(self) -> None:
         """Shut the server down."""
         if self._server is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._server.close)
-            for task in asyncio.all_tasks(self._loop):
-                self._loop.call_soon_threadsafe(task.cancel)
+            server, loop = self._server, self._loop
+
+            def shutdown() -> None:  # runs in the server's loop: no race with its closing
+                server.close()
+                for task in asyncio.all_tasks(loop):
+                    task.cancel()
+
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(shutdown)
             self._thread.join(5)
             self._server = None
 
@@ -130,18 +192,34 @@ class FakeOpenAIServer:
                            (ln.partition(":") for ln in lines[1:] if ln)}
                 n = int(headers.get("content-length", 0))
                 body = json.loads(await reader.readexactly(n) or b"{}") if n else {}
-                code, obj, extra = await self._answer(path, body)
+                code, obj, extra = (self._echo_auth(path, body, headers)
+                                    if self.config.echo_auth_status else
+                                    await self._answer(path, body))
+                if code == 0:  # the "hangup" fault: close the connection without a reply
+                    break
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+                ctype = extra.pop("content-type", "application/json")
                 hdrs = "".join(f"{k}: {v}\r\n" for k, v in extra.items())
-                writer.write(f"HTTP/1.1 {code} X\r\ncontent-type: application/json\r\n"
+                writer.write(f"HTTP/1.1 {code} X\r\ncontent-type: {ctype}\r\n"
                              f"content-length: {len(data)}\r\n{hdrs}\r\n".encode() + data)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
+        except asyncio.CancelledError:  # server stopping: end quietly (Python 3.11's stream
+            pass                        # callback would log a cancelled handler as an error)
         finally:
             writer.close()
 
     # ------------------------------------------------------------------ answers
+    def _echo_auth(self, path: str, body: dict[str, Any], headers: dict[str, str],
+                   ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        auth = headers.get("authorization", "")
+        self._record(path, body, f"echo-auth-{self.config.echo_auth_status}")
+        return self.config.echo_auth_status, {"error": {
+            "message": f"Incorrect API key provided: {auth.removeprefix('Bearer ')}. "
+                       f"Request header was 'Authorization: {auth}'.",
+            "type": "invalid_request_error", "code": "invalid_api_key"}}, {}
+
     def _draw(self) -> str:
         with self._lock:
             if self._rng.random() < self.config.fault_rate:
@@ -153,7 +231,14 @@ class FakeOpenAIServer:
             self.log.append(LoggedRequest(time.time(), path, body, response))
 
     async def _answer(self, path: str, body: dict[str, Any],
-                      ) -> tuple[int, dict[str, Any], dict[str, str]]:
+                      ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
+        if self.config.status_all is not None:
+            self._record(path, body, str(self.config.status_all))
+            return self.config.status_all, {"error": {
+                "message": self.config.status_message, "type": "invalid_request_error",
+                "code": "fake_error"}}, {}
+        if path.endswith("/embeddings"):
+            return self._embeddings(path, body)
         if not path.endswith("/chat/completions"):
             self._record(path, body, "404")
             return 404, {"error": {"message": "unknown route"}}, {}
@@ -162,26 +247,34 @@ class FakeOpenAIServer:
             self._record(path, body, "rejected-format")
             return 400, {"error": {"message": f"response_format type {fmt} is not supported "
                                    "by this server", "type": "invalid_request"}}, {}
-        kind = self._draw()
+        user = next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
+        items = _ITEM.findall(user)
+        pred = next((v for k, v in items if k in ("PRED_ITEM", "ANCHOR")), "")
+        truths = [v for k, v in items if k == "GOLD_ITEM" or k.startswith("ITEM ")]
+        shape = next((self.config.shapes[s] for s in (pred, *truths)
+                      if s in self.config.shapes), None)
+        kind = shape or self._draw()
         self._record(path, body, kind)
         if self.config.latency_s:
             await asyncio.sleep(self.config.latency_s)
         if kind == "429":
             return 429, {"error": {"message": "rate limited"}}, {"retry-after-ms": "20",
                                                                   "retry-after": "0"}
+        if kind == "hangup":
+            return 0, b"", {}
         if kind == "500":
             return 500, {"error": {"message": "internal error"}}, {}
         if kind == "timeout":
             await asyncio.sleep(self.config.timeout_sleep_s)
-        user = next((m["content"] for m in body.get("messages", []) if m["role"] == "user"), "")
-        items = _ITEM.findall(user)
-        pred = next((v for k, v in items if k in ("PRED_ITEM", "ANCHOR")), "")
-        truths = [v for k, v in items if k == "GOLD_ITEM" or k.startswith("ITEM ")]
         if kind == "refusal":
             message: dict[str, Any] = {"role": "assistant", "content": None,
                                        "refusal": "I can't help with that."}
         elif kind == "truncated":
             message = {"role": "assistant", "content": '{"score": 0.'}
+        elif any(s in self.config.contents for s in (pred, *truths)):
+            text = next(self.config.contents[s] for s in (pred, *truths)
+                        if s in self.config.contents)
+            message = {"role": "assistant", "content": text}
         elif "<<<ITEM 1" in user:
             scores = [{"index": i + 1, "score": fake_score(pred, t), "rationale": "fake"}
                       for i, t in enumerate(truths)]
@@ -195,14 +288,67 @@ class FakeOpenAIServer:
                 ensure_ascii=False)}
         n = int(body.get("n", 1) or 1)
         prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
-        return 200, {
+        reply: dict[str, Any] = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": i, "message": message,
                          "finish_reason": "stop"} for i in range(n)],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20 * n,
                       "total_tokens": prompt_tokens + 20 * n},
-        }, {}
+        }
+        if shape is not None:
+            return self._malformed(shape, reply)
+        return 200, reply, {}
+
+    @staticmethod
+    def _malformed(shape: str, reply: dict[str, Any],
+                   ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
+        """An HTTP 200 reply of a malformed ``shape`` built from a good ``reply``."""
+        if shape == "html":
+            return 200, HTML_PAGE.encode(), {"content-type": "text/html; charset=utf-8"}
+        if shape == "cut_json":
+            data = json.dumps(reply).encode()
+            return 200, data[:len(data) // 2], {}
+        if shape == "json_array":
+            return 200, json.dumps([reply]).encode(), {}
+        bad = json.loads(json.dumps(reply))
+        if shape == "message_string":
+            bad["choices"][0]["message"] = bad["choices"][0]["message"].get("content") or ""
+        elif shape == "content_list":
+            msg = bad["choices"][0]["message"]
+            msg["content"] = [{"type": "text", "text": msg.get("content") or ""}]
+        elif shape == "usage_string":
+            bad["usage"]["prompt_tokens"] = "many"
+        elif shape == "data_string":
+            bad["data"] = "embeddings unavailable"
+        elif shape == "embedding_text":
+            bad["data"][0]["embedding"] = ["0.1", "0.2"]
+        elif shape == "missing_vector":
+            bad["data"] = bad["data"][:-1]
+        elif shape == "nan_vector":
+            return 200, json.dumps(reply).replace("1.0", "NaN", 1).encode(), {}
+        else:
+            raise ValueError(f"unknown malformed shape {shape!r}")
+        return 200, bad, {}
+
+    def _embeddings(self, path: str, body: dict[str, Any],
+                    ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
+        inputs = body.get("input") or []
+        inputs = [inputs] if isinstance(inputs, str) else list(inputs)
+        shape = next((self.config.shapes[s] for s in inputs if s in self.config.shapes), None)
+        self._record(path, body, shape or "ok")
+        b64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(inputs):
+            vec = fake_embedding(text)
+            data.append({"object": "embedding", "index": i, "embedding": (
+                base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode() if b64 and
+                shape != "nan_vector" else vec)})
+        reply = {"object": "list", "model": body.get("model", "fake"), "data": data,
+                 "usage": {"prompt_tokens": 2 * len(inputs), "total_tokens": 2 * len(inputs)}}
+        if shape is not None:
+            return self._malformed(shape, reply)
+        return 200, reply, {}
 
 def main() -> None:
     """``python -m tests.fake_openai --latency 0.1``: serve until killed; prints the base URL."""

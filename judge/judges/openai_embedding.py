@@ -3,6 +3,13 @@
 Each distinct string is embedded once (one cache entry per string, batches of 64 inputs per
 request); the pair score is the cosine clipped to [0, 1]. Raw cosines are **not** calibrated:
 their scale depends on the model, so choose τ with ``simjudge calibrate``.
+
+Failures are outcomes of the pairs whose strings they concern, never an exception that ends the
+run: a failed request (described as in :mod:`judge.judges.failures`) or an HTTP 200 reply that is
+not a valid embeddings object (HTML, cut-off JSON, a JSON array, a vector with text or NaN in
+it, fewer vectors than inputs — :mod:`judge.judges.replies`) makes ``transport_error`` verdicts
+that keep the error and the raw reply; nothing is cached for those strings. Consecutive batches
+failing with the same fatal cause stop the judge early, as for the chat judges.
 """
 
 from __future__ import annotations
@@ -17,7 +24,15 @@ import numpy as np
 
 from judge.cache import cache_key
 from judge.judges.base import JudgeContext, Pair
+from judge.judges.failures import (
+    DEFAULT_STOP_AFTER,
+    EarlyStop,
+    TransportError,
+    describe_sdk_error,
+    early_stop_of,
+)
 from judge.prices import Price
+from judge.redact import register_key_env
 from judge.verdict import Verdict
 
 BATCH = 64
@@ -33,11 +48,14 @@ class OpenAIEmbeddingJudge:
         api_key_env: variable holding the key (unset + custom base_url = no key needed).
         price: USD per 1M input tokens, or None.
         timeout_s, max_retries: SDK settings.
+        stop_after: consecutive requests failing with the same fatal cause after which the
+            judge stops (0 = never; :mod:`judge.judges.failures`).
     """
 
     def __init__(self, judge_id: str, model: str, base_url: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", price: Price | None = None,
-                 timeout_s: float = 60.0, max_retries: int = 2) -> None:
+                 timeout_s: float = 60.0, max_retries: int = 2,
+                 stop_after: int = DEFAULT_STOP_AFTER) -> None:
         from judge.errors import InputError
 
         if base_url is None and not os.environ.get(api_key_env):
@@ -47,10 +65,13 @@ class OpenAIEmbeddingJudge:
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
+        register_key_env(api_key_env)  # its value is redacted from every error text
         self.price = price
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        self.stop_after = stop_after
         self._client: Any = None
+        self._errors: dict[str, TransportError] = {}
 
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (the key's variable name, never its value)."""
@@ -67,15 +88,21 @@ class OpenAIEmbeddingJudge:
                          kind="embedding", text=text)
 
     async def _embed(self, texts: list[str], ctx: JudgeContext) -> dict[str, np.ndarray]:
+        """Vectors of ``texts`` (cache first); a string whose request failed is left out and
+        its error recorded in ``self._errors``."""
+        import httpx2
         import openai
         from openai import AsyncOpenAI
 
+        from judge.judges.replies import embeddings_result
+
+        stop = early_stop_of(ctx, self.id, self.stop_after)
         out: dict[str, np.ndarray] = {}
         missing = []
         for t in texts:
-            hit = ctx.cache.get(self._key(t))
-            if hit is not None:
-                out[t] = np.asarray(hit["embedding"], dtype=np.float64)
+            vec = _cached_vector(ctx.cache.get(self._key(t)))
+            if vec is not None:
+                out[t] = vec
                 ctx.stats.cache_hits += 1
                 ctx.advance(1)
             else:
@@ -86,20 +113,33 @@ class OpenAIEmbeddingJudge:
                                        max_retries=self.max_retries)
         for i in range(0, len(missing), BATCH):
             batch = missing[i:i + BATCH]
-            try:
-                resp = await self._client.embeddings.create(model=self.model, input=batch)
-            except openai.OpenAIError as exc:
+            if stop.stopped:
+                self._errors.update({t: _NotAttempted(stop) for t in batch})
                 ctx.advance(len(batch))
-                self._errors.update({t: f"{type(exc).__name__}: {str(exc)[:200]}" for t in batch})
                 continue
-            tokens = int(getattr(getattr(resp, "usage", None), "prompt_tokens", 0) or 0)
+            try:
+                # the SDK's generic request (its retries, backoff, typed errors) returning the
+                # raw response, so a malformed reply is checked and kept, never a crash; the
+                # body is what embeddings.create sends (base64 float32 vectors)
+                resp = await self._client.post(
+                    "/embeddings", body={"model": self.model, "input": batch,
+                                         "encoding_format": "base64"}, cast_to=httpx2.Response)
+                vectors, tokens = embeddings_result(resp, len(batch))
+            except (openai.OpenAIError, TransportError) as exc:
+                err = exc if isinstance(exc, TransportError) else describe_sdk_error(
+                    exc, self.base_url, self.timeout_s)
+                stop.record(err)
+                ctx.stats.judge_calls += len(batch)
+                self._errors.update({t: err for t in batch})
+                ctx.advance(len(batch))
+                continue
+            stop.record(None)
             ctx.stats.judge_calls += len(batch)
             ctx.stats.tokens_in += tokens
             if self.price is not None:
                 ctx.stats.cost_usd += self.price.cost(tokens, 0)
             entries = {}
-            for t, d in zip(batch, sorted(resp.data, key=lambda d: d.index), strict=True):
-                vec = np.asarray(d.embedding, dtype=np.float64)
+            for t, vec in zip(batch, vectors, strict=True):
                 out[t] = vec
                 entries[self._key(t)] = {"embedding": vec.tolist(), "model": self.model}
             ctx.cache.set_many(entries)
@@ -108,7 +148,7 @@ class OpenAIEmbeddingJudge:
 
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Embed every distinct string once, then score each pair by cosine."""
-        self._errors: dict[str, str] = {}
+        self._errors = {}
         t0 = time.perf_counter()
         strings = list(dict.fromkeys(s for p in pairs for s in p))
         try:
@@ -121,19 +161,50 @@ class OpenAIEmbeddingJudge:
         out: list[Verdict | None] = []
         for p, t in pairs:
             key = f"{self._key(p)}+{self._key(t)}"
-            if p not in vecs or t not in vecs:
-                why = self._errors.get(p) or self._errors.get(t) or "embedding unavailable"
-                out.append(Verdict(pred=p, truth=t, outcome="transport_error", rationale=why,
-                                   judge_id=self.id, scorer="openai-embedding-cosine@v1",
-                                   cache_key=key, latency_s=per))
+            common: dict[str, Any] = {"pred": p, "truth": t, "judge_id": self.id,
+                                      "scorer": "openai-embedding-cosine@v1",
+                                      "cache_key": key, "latency_s": per}
+            err = self._errors.get(p) or self._errors.get(t)
+            if err is not None or p not in vecs or t not in vecs:
+                if isinstance(err, _NotAttempted):
+                    err.stop.not_attempted += 1
+                why = err.message if err is not None else "embedding unavailable"
+                out.append(Verdict(outcome="transport_error", rationale=why,
+                                   raw=err.raw if err is not None else "", **common))
                 continue
             a, b = vecs[p], vecs[t]
-            cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0))
+            if a.shape != b.shape:
+                out.append(Verdict(outcome="transport_error", raw="", **common,
+                                   rationale=f"embedding lengths differ ({a.size} vs {b.size}):"
+                                             " the cache holds vectors of another model version"))
+                continue
+            cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
             s = min(1.0, max(0.0, cos))
-            out.append(Verdict(pred=p, truth=t, score=s, outcome="ok",
+            out.append(Verdict(score=s, outcome="ok",
                                rationale=f"embedding cosine {cos:.2f} ({self.model}); raw "
                                          "cosine, not calibrated; no reasoning model",
-                               raw=json.dumps({"cosine": round(cos, 6)}), judge_id=self.id,
-                               scorer="openai-embedding-cosine@v1", cache_key=key,
-                               latency_s=per))
+                               raw=json.dumps({"cosine": round(cos, 6)}), **common))
         return out
+
+
+class _NotAttempted(TransportError):
+    """A string whose request was never sent because the judge had stopped."""
+
+    def __init__(self, stop: EarlyStop) -> None:
+        super().__init__(stop.not_attempted_text(), cause=stop.cause)
+        self.stop = stop
+
+
+def _cached_vector(hit: Any) -> np.ndarray | None:
+    """The vector of a cache entry, or None when the entry is missing or not a non-empty,
+    finite, non-zero vector (then the string is embedded again)."""
+    emb = hit.get("embedding") if isinstance(hit, dict) else None
+    if not isinstance(emb, list) or not emb:
+        return None
+    try:
+        vec = np.asarray(emb, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if vec.ndim != 1 or not np.all(np.isfinite(vec)) or not np.any(vec):
+        return None
+    return vec

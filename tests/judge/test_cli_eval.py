@@ -213,7 +213,8 @@ def test_bad_input_exit_2_no_run_dir(tmp_path, content: str, args: list[str],  #
     data = tmp_path / "data.jsonl"
     data.write_text(content)
     out = tmp_path / "run"
-    judge = [] if "--judge" in args else ["--judge", "lexical"]
+    # tasks other than selection take no --judge (giving one is itself an error)
+    judge = [] if "--judge" in args or "--task" in args else ["--judge", "lexical"]
     code, output = _eval(data, *args, *judge, "--out", out, "--cache-dir", tmp_path / "c")
     assert code == 2, output
     assert re.search(message, output), output

@@ -62,7 +62,8 @@ def test_exact_dedupe_and_missing(tmp_path) -> None:  # type: ignore[no-untyped-
     assert np.isnan(m0.scores[2]).all()  # no verdict → NaN, never 0
     assert np.isnan(m1.scores[1, 0])  # parse error → NaN, kept as an outcome
     assert m1.verdicts[(1, 0)].outcome == "parse_error"
-    assert build.pairs_without_verdict == 2
+    # no score: the two '?' pairs (no verdict) + the '!' pair (parse_error) = 3
+    assert build.pairs_without_verdict == 3
     assert build.outcomes == {"ok": 3, "parse_error": 1}
 
 

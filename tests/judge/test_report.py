@@ -1,7 +1,8 @@
 """``simjudge audit``: the HTML/Markdown/JSONL reports, escaping, size, and a real browser.
 
-The browser test drives Debian's chromium through chromedriver (installed by ``.ci/run``); it
-skips only where they cannot be found.
+The browser tests drive Debian's chromium through chromedriver (installed by ``.ci/run``) with
+selenium; each skips, before doing any work, where selenium, chromium or chromedriver cannot be
+found (the ``browser`` fixture).
 """
 
 from __future__ import annotations
@@ -79,14 +80,29 @@ def test_ten_thousand_pairs_stay_small(tmp_path) -> None:  # type: ignore[no-unt
     assert size < 5_000_000, size  # 10,000 judged pairs
 
 
-def _driver():  # type: ignore[no-untyped-def]
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
+def _browser_binaries() -> tuple[str, str]:
+    """(chromium, chromedriver) paths; skips the calling test when selenium or either binary
+    is missing. Every selenium import in this file comes after this check."""
+    pytest.importorskip("selenium.webdriver", exc_type=ImportError,  # absent or broken
+                        reason="selenium is not installed (pip install -e '.[test]')")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_bin = shutil.which("chromedriver")
     if not chromium or not driver_bin:
         pytest.skip("chromium/chromedriver not installed (.ci/run installs Debian's packages)")
+    return chromium, driver_bin
+
+
+@pytest.fixture
+def browser() -> tuple[str, str]:
+    """Skip a browser test at setup (before its eval runs) unless it can drive chromium."""
+    return _browser_binaries()
+
+
+def _driver():  # type: ignore[no-untyped-def]
+    chromium, driver_bin = _browser_binaries()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
     opts = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -97,9 +113,9 @@ def _driver():  # type: ignore[no-untyped-def]
 
 
 def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]
+    d = _driver()
     from selenium.webdriver.common.by import By
 
-    d = _driver()
     try:
         d.get(report.as_uri())
         time.sleep(0.5)
@@ -147,6 +163,7 @@ def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[typ
         d.quit()
 
 
+@pytest.mark.usefixtures("browser")
 def test_browser_escaping(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
     _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
@@ -179,6 +196,7 @@ def _overrides_roundtrip(tmp_path: Path, run: Path, data_args: list[str | Path],
     assert "field 'label'" not in res.output and "field 'pred'" not in res.output
 
 
+@pytest.mark.usefixtures("browser")
 def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = shared_file("ifpug/ilf_runs.jsonl")
     args: list[str | Path] = [data, "--where", "task=ilf_selection", "--pred-field",
@@ -191,6 +209,7 @@ def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-unt
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.usefixtures("browser")
 def test_browser_audit_panel_run_shows_every_member(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = EXAMPLES / "glossary_en_zh.jsonl"
     args: list[str | Path] = [data, "--id-field", "id", "--cache-dir", tmp_path / "c"]
@@ -203,6 +222,7 @@ def test_browser_audit_panel_run_shows_every_member(tmp_path) -> None:  # type: 
     _overrides_roundtrip(tmp_path, tmp_path / "run", args)
 
 
+@pytest.mark.usefixtures("browser")
 def test_lazy_rendering(tmp_path) -> None:  # type: ignore[no-untyped-def]
     rows = [{"id": f"i{k:03d}", "pred": [f"p{k} {i}" for i in range(5)],
              "truth": [f"t{k} {j}" for j in range(5)]} for k in range(200)]

@@ -1,0 +1,286 @@
+"""What ``simjudge eval`` and ``simjudge compare`` print on the terminal.
+
+Everything shown here is already in the run's ``summary.json`` (or ``compare.json``); this module
+only rounds it and lays it out in rich tables that fit a 100-column terminal:
+
+* numbers: floats to 4 decimals (differences and their CIs to 3, signed), counts as integers,
+  undefined statistics (None, NaN) as ``–`` — never a Python ``repr``;
+* ``eval``: each metric with its bootstrap 95 % CI, the function-call error types (and accuracy
+  per BFCL category), the per-class scores of multi-label runs, the panel's agreement
+  (Krippendorff's α interval/nominal over the pairs every member scored, pairwise Cohen's κ at τ,
+  Pearson, Spearman) and the judging accounting (pairs, calls, cache hits, tokens, USD, time);
+* ``compare``: the runs as A, B, C… (legend with their directories and judges), each metric per
+  run with the difference from A and its paired bootstrap 95 % CI, per-judge operations and the
+  agreement between the runs' verdicts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+DASH = "–"
+"""Shown for a statistic that is undefined (None or NaN)."""
+
+
+def num(x: Any, digits: int = 4, signed: bool = False) -> str:
+    """A number for display.
+
+    Args:
+        x: int, float, bool, None or NaN (anything else is shown with ``str``).
+        digits: decimals of a float (ints are shown without decimals).
+        signed: prefix positive numbers with ``+`` (differences).
+
+    Returns:
+        ``"–"`` for None/NaN/inf, ``"12"`` for an int, ``"0.1235"`` for a float.
+    """
+    if x is None or isinstance(x, bool):
+        return DASH if x is None else ("yes" if x else "no")
+    if isinstance(x, int):
+        return f"{x:+d}" if signed else str(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return DASH
+        return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+    return str(x)
+
+
+def interval(ci: Sequence[Any] | None, digits: int = 4, signed: bool = False) -> str:
+    """``[low, high]`` of a 95 % CI, or ``""`` when there is none (no bootstrap, one item)."""
+    if not ci or len(ci) != 2 or ci[0] is None or ci[1] is None:
+        return ""
+    return f"[{num(ci[0], digits, signed)}, {num(ci[1], digits, signed)}]"
+
+
+def _table(*columns: str, right_from: int = 1) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for k, c in enumerate(columns):
+        if k >= right_from:
+            t.add_column(c, justify="right", no_wrap=True)
+        else:
+            t.add_column(c, overflow="fold")  # long names wrap, never cut
+    return t
+
+
+def _tau(x: Any) -> str:
+    return f"{x:g}" if isinstance(x, (int, float)) and not isinstance(x, bool) else DASH
+
+
+def _counts(d: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} {num(v)}" for k, v in d.items())
+
+
+def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
+    """The renderables ``simjudge eval`` prints for a run's ``summary.json``.
+
+    Args:
+        summary: the summary dict (keys ``task``, ``n_items``, ``metrics``, ``bootstrap``,
+            accounting keys, optional ``panel``).
+
+    Returns:
+        A heading, the metrics table with 95 % CIs, then (when present) function-call error
+        types, multi-label per-class scores, panel agreement and an accounting line.
+    """
+    metrics: Mapping[str, Any] = summary.get("metrics", {})
+    ci95: Mapping[str, Any] = (summary.get("bootstrap") or {}).get("ci95", {})
+    resamples = (summary.get("bootstrap") or {}).get("resamples", 0)
+    head = f"simjudge eval — {summary.get('task')}, {summary.get('n_items')} items"
+    if "tau" in metrics:
+        head += f", τ {_tau(metrics['tau'])}"
+    out: list[RenderableType] = [Text(head, style="bold")]
+    ci_head = f"95% CI ({resamples} resamples)" if resamples else "95% CI"
+    table = _table("metric", "value", ci_head)
+    for k, v in metrics.items():
+        if k in ("tau", "n_items") or isinstance(v, (dict, list)):
+            continue
+        table.add_row(k, num(v), interval(ci95.get(k)))
+    out.append(table)
+    if isinstance(metrics.get("error_types"), Mapping):
+        out.append(_error_types(metrics, int(summary.get("n_items") or 0)))
+    if isinstance(metrics.get("classes"), list) and metrics["classes"]:
+        out.append(_per_class(metrics))
+    if summary.get("panel"):
+        out.append(_panel(summary["panel"]))
+    out += [Text(line, style="dim") for line in _accounting(summary)]
+    return out
+
+
+def _error_types(metrics: Mapping[str, Any], n_items: int) -> RenderableType:
+    errors: Mapping[str, int] = metrics["error_types"]
+    wrong = sum(errors.values())
+    t = _table("function-call errors", "items", "share")
+    for k, v in errors.items():
+        if v:
+            t.add_row(k, num(v), num(v / n_items if n_items else None, 3))
+    t.add_row("correct", num(n_items - wrong), num((n_items - wrong) / n_items
+                                                   if n_items else None, 3), style="bold")
+    parts: list[RenderableType] = [t]
+    cats = metrics.get("accuracy_by_category")
+    if isinstance(cats, Mapping) and cats:
+        c = _table("BFCL category", "accuracy")
+        for k, v in cats.items():
+            c.add_row(k, num(v))
+        parts.append(c)
+    return Group(*parts)
+
+
+def _per_class(metrics: Mapping[str, Any], limit: int = 30) -> RenderableType:
+    classes = metrics["classes"]
+    prec, rec = metrics.get("class_precision") or [], metrics.get("class_recall") or []
+    t = _table("class", "precision", "recall")
+    for k, c in enumerate(classes[:limit]):
+        t.add_row(str(c), num(prec[k] if k < len(prec) else None),
+                  num(rec[k] if k < len(rec) else None))
+    if len(classes) > limit:
+        t.add_row(f"… {len(classes) - limit} more (summary.json)", "", "")
+    return t
+
+
+def _panel(panel: Mapping[str, Any]) -> RenderableType:
+    agree: Mapping[str, Any] = panel.get("agreement") or {}
+    members = ", ".join(panel.get("members") or [])
+    lines = [Text(f"panel (vote {panel.get('vote')}, quorum {panel.get('quorum')}): {members}",
+                  style="bold"),
+             Text(f"{num(panel.get('disagreements'))} pairs with members on both sides of τ "
+                  f"(disagreements.jsonl) · {num(panel.get('undecided'))} undecided"),
+             Text(f"Krippendorff's α over the {num(agree.get('pairs_all_ok'))} pairs every "
+                  f"member scored: interval {num(agree.get('alpha_interval'), 3)}, nominal at "
+                  f"τ {num(agree.get('alpha_nominal'), 3)}")]
+    pairwise = agree.get("pairwise") or []
+    if pairwise:
+        t = _table("members", "κ at τ", "Pearson", "Spearman")
+        for p in pairwise:
+            t.add_row(f"{p['a']} vs {p['b']}", num(p.get("kappa_at_tau"), 3),
+                      num(p.get("pearson"), 3), num(p.get("spearman"), 3))
+        return Group(*lines, t)
+    return Group(*lines)
+
+
+def _accounting(summary: Mapping[str, Any]) -> list[str]:
+    lines = []
+    if "pairs_total" in summary:
+        lines.append(f"pairs {num(summary['pairs_total'])}: exact "
+                     f"{num(summary.get('pairs_exact'))}, distinct judged "
+                     f"{num(summary.get('pairs_distinct'))}, without verdict "
+                     f"{num(summary.get('pairs_without_verdict'))}")
+    tokens = (summary.get("tokens_in") or 0) + (summary.get("tokens_out") or 0)
+    parts = [f"judge calls {num(summary.get('judge_calls'))}",
+              f"cache hits {num(summary.get('cache_hits'))}", f"tokens {tokens}",
+              f"USD {num(summary.get('cost_usd'), 4)}", f"{num(summary.get('wall_s'), 2)} s"]
+    lines.append(" · ".join(parts))
+    outcomes = summary.get("outcomes") or {}
+    if any(v for k, v in outcomes.items() if k != "ok"):
+        lines.append("outcomes " + _counts(outcomes))
+    missing = summary.get("pairs_without_verdict") or 0
+    if missing:
+        lines.append(f"{num(missing)} distinct pair(s) have no score and count as non-matches: "
+                     "the metrics above are lower bounds (rerun to retry failed calls; "
+                     "completed calls are cached)")
+    return lines
+
+
+def _letters(n: int) -> list[str]:
+    return [chr(ord("A") + k) if k < 26 else f"R{k + 1}" for k in range(n)]
+
+
+def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
+    """The renderables ``simjudge compare`` prints for a :func:`judge.compare.compare_runs`
+    result: legend (A, B, … = run directory and judge), metrics with B − A and its paired
+    bootstrap 95 % CI, per-judge operations, and agreement between the runs' verdicts."""
+    runs: Sequence[Mapping[str, Any]] = result["runs"]
+    diffs: Sequence[Mapping[str, Any]] = result["differences"]
+    letters = _letters(len(runs))
+    boot = result.get("bootstrap") or {}
+    out: list[RenderableType] = [
+        Text(f"simjudge compare — {result['task']}, {result['items']} items, paired bootstrap "
+             f"({num(boot.get('resamples'))} resamples, seed {num(boot.get('seed'))})",
+             style="bold")]
+    for letter, r in zip(letters, runs, strict=True):
+        out.append(Text(f"  {letter} = {r['path']} (judge {r.get('judge') or DASH}, τ "
+                        f"{_tau(r.get('tau'))})"))
+    t = _table("metric", *letters, *[f"Δ {x} − A [95% CI]" for x in letters[1:]])
+    for metric in diffs[0]["metrics"]:
+        vals = [diffs[0]["metrics"][metric]["a"]] + [d["metrics"][metric]["b"] for d in diffs]
+        cells = [num(v) for v in vals]
+        for d in diffs:
+            m = d["metrics"][metric]
+            cells.append(f"{num(m['diff'], 3, signed=True)} "
+                         f"{interval(m.get('ci95'), 3, signed=True)}".rstrip())
+        t.add_row(metric, *cells)
+    out.append(t)
+    ops = _table("run", "judge", "verdicts", "failed", "parse err", "cached", "tokens", "USD",
+                 "p50/p95 s", right_from=2)
+    for letter, r in zip(letters, runs, strict=True):
+        for jid, j in r["judges"].items():
+            failed = sum(v for k, v in j["outcomes"].items() if k != "ok")
+            ops.add_row(letter, jid, num(j["verdicts"]), num(failed),
+                        f"{100 * j['parse_error_rate']:.1f}%", num(j["cached"]),
+                        num(j["tokens_in"] + j["tokens_out"]), num(j["cost_usd"], 4),
+                        f"{num(j['latency_p50_s'], 3)}/{num(j['latency_p95_s'], 3)}")
+    if ops.row_count:
+        out.append(ops)
+    if result.get("agreement"):
+        ag = _table("runs", "shared pairs", "Pearson", "Spearman", "κ at τ", "α interval")
+        index = {r["label"]: x for x, r in zip(letters, runs, strict=True)}
+        for a in result["agreement"]:
+            ag.add_row(f"{index.get(a['a'], a['a'])} vs {index.get(a['b'], a['b'])}",
+                       num(a["shared_pairs"]), num(a["pearson"], 3), num(a["spearman"], 3),
+                       num(a["kappa_at_tau"], 3), num(a["alpha_interval"], 3))
+        out.append(ag)
+    return out
+
+
+def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[RenderableType]:
+    """The renderables ``simjudge calibrate`` prints for a :func:`judge.calibrate.
+    run_calibration` result: per judge ROC-AUC, PR-AUC, Spearman, τ and the objective with
+    their bootstrap 95 % CIs, and the cross-validated objective."""
+    lab = result.get("labels") or {}
+    out: list[RenderableType] = [Text(
+        f"simjudge calibrate — {num(lab.get('pairs'))} pairs ({num(lab.get('positives'))} "
+        f"positive), objective {objective}", style="bold")]
+    t = _table("judge", "pairs", "ROC-AUC", "PR-AUC", "Spearman", "τ [95% CI]",
+               f"{objective} [95% CI]", f"{cv_folds(result)}-fold CV {objective}")
+    notes: list[RenderableType] = []
+    for jid, r in result["judges"].items():
+        boot = r.get("bootstrap") or {}
+        cv = r.get("cross_validation") or {}
+        if r.get("tau") is None:
+            tau_cell, obj_cell = "undefined", DASH
+            notes.append(Text(f"{jid}: τ undefined (all scores equal)"
+                              + (f" — {r['note']}" if r.get("note") else "")))
+        else:  # value above its CI: each cell stays narrow enough for 100 columns
+            tau_cell = f"{num(r['tau'], 3)}\n{interval(boot.get('tau_ci95'), 3)}".rstrip()
+            obj_cell = (f"{num(r['at_tau'][objective], 3)}\n"
+                        f"{interval(boot.get('objective_ci95'), 3)}").rstrip()
+        cv_cell = DASH if cv.get("pooled") is None else (
+            f"{num(cv.get('mean'), 3)} ± {num(cv.get('sd') or 0.0, 3)}\n"
+            f"pooled {num(cv['pooled'], 3)}")
+        t.add_row(jid, num(r.get("pairs_scored")), num(r.get("roc_auc"), 3),
+                  num(r.get("pr_auc"), 3), num(r.get("spearman"), 3), tau_cell, obj_cell,
+                  cv_cell)
+    out.append(t)
+    return out + notes
+
+
+def cv_folds(result: Mapping[str, Any]) -> str:
+    """k of the cross-validation in a calibration result ("k" when unknown)."""
+    for r in result.get("judges", {}).values():
+        k = (r.get("cross_validation") or {}).get("folds")
+        if isinstance(k, int):
+            return str(k)
+    return "k"
+
+
+def print_all(console: Console, renderables: Iterable[RenderableType]) -> None:
+    """Print each renderable on ``console`` (no highlighting of numbers); a blank line before
+    each table or group."""
+    for k, r in enumerate(renderables):
+        if k and isinstance(r, (Table, Group)):
+            console.print()
+        console.print(r, highlight=False)

@@ -1,0 +1,459 @@
+"""Issue 11, "Disk and concurrency": the run directory and the cache on real disks.
+
+Every test drives the real CLI in a subprocess (``python -m judge.cli``) against real files; LLM
+calls go to the loopback fake server (tests/fake_openai.py), whose request log counts what a
+provider would bill. Full disks are real: a file size limit (``RLIMIT_FSIZE`` → ``EFBIG``, no
+privileges needed) and, where this process may create a private mount namespace (root with
+``unshare``), a small tmpfs (``ENOSPC``) or a read-only bind mount (``EROFS``; ``chmod`` does not
+stop root). Tests needing a mount skip with the reason when that is impossible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from judge.cache import JudgeCache
+from judge.runs import default_run_dir
+from tests.conftest import REPO
+from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
+
+ENV = {**os.environ, "OPENAI_API_KEY": "sk-local", "PYTHONPATH": str(REPO)}
+CLI = [sys.executable, "-m", "judge.cli"]
+
+
+def _pairs(n: int, tag: str = "") -> list[tuple[str, str]]:
+    # distinct pairs; half share their first letter (fake score 0.9), half do not (0.1)
+    return [(f"{chr(97 + i % 26)}pred {tag}{i}", f"{chr(97 + (i + i % 2) % 26)}gold {tag}{i}")
+            for i in range(n)]
+
+
+def _data(path: Path, pairs: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"id": i, "pred": [p], "truth": [t]}) + "\n"
+                            for i, (p, t) in enumerate(pairs)))
+    return path
+
+
+def _llm_args(data: Path, srv: FakeOpenAIServer, cache: Path, *more: str) -> list[str]:
+    return ["eval", str(data), "--id-field", "id", "--judge", "openai:fake-model",
+            "--base-url", srv.base_url, "--cache-dir", str(cache), "--bootstrap", "0", *more]
+
+
+def _cli(args: list[str], cwd: Path = REPO, timeout: float = 180, **kw: object,
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+                          timeout=timeout, **kw)  # type: ignore[call-overload,no-any-return]
+
+
+def _one_error_line(stderr: str) -> str:
+    """The single line the CLI printed on stderr (no traceback, no second message)."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert "Traceback" not in stderr and len(lines) == 1, stderr
+    assert lines[0].startswith("simjudge: error: "), stderr
+    return lines[0]
+
+
+def _summary(run: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads((run / "summary.json").read_text())  # type: ignore[no-any-return]
+
+
+def _chat_requests(srv: FakeOpenAIServer) -> list[str]:
+    return [r.body["messages"][1]["content"] for r in srv.log
+            if r.path.endswith("/chat/completions")]
+
+
+def _hidden(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
+
+
+@cache
+def _mount_namespace_reason() -> str | None:
+    """None when this process can make private mounts (``unshare -m`` + ``mount``), else why
+    not."""
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return "unshare/mount not installed"
+    res = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                          "mount -t tmpfs -o size=64k tmpfs /mnt && touch /mnt/x"],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        return f"cannot create a private mount namespace here: {res.stderr.strip()[:200]}"
+    return None
+
+
+def _in_mount_ns(script: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run a shell script in a private mount namespace (its mounts vanish with it)."""
+    reason = _mount_namespace_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                          cwd=REPO, env=ENV, capture_output=True, text=True, timeout=timeout)
+
+
+def _cmd(args: list[str]) -> str:
+    return shlex.join([*CLI, *args])
+
+
+def _file_size_limit(nbytes: int) -> Callable[[], None]:
+    def limit() -> None:  # in the child before exec: writes past nbytes fail with EFBIG
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+    return limit
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+# --------------------------------------------------------------- 1. early output checks
+def test_unusable_out_is_refused_before_any_judge_call(tmp_path: Path) -> None:
+    data = _data(tmp_path / "d.jsonl", _pairs(30))
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a directory\n")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("x")
+    cases = [
+        (["--out", str(a_file / "run")], f"{a_file} is not a directory"),  # NotADirectoryError
+        (["--out", str(a_file / "deeper" / "run")], f"{a_file} is not a directory"),
+        (["--out", str(a_file), "--overwrite"], "replaces only a run directory, never a file"),
+        (["--out", str(a_file)], "exists and is not a directory"),
+        (["--out", str(full)], "exists and is not empty (use --overwrite)"),
+    ]
+    with FakeOpenAIServer() as srv:
+        for extra, message in cases:
+            res = _cli(_llm_args(data, srv, tmp_path / "cache", *extra))
+            assert res.returncode == 2, (extra, res.stderr)
+            assert message in _one_error_line(res.stderr), extra
+        assert _chat_requests(srv) == []  # nothing paid for
+    assert a_file.read_text() == "not a directory\n" and (full / "keep.txt").exists()
+    assert _hidden(tmp_path) == [] and sorted(p.name for p in full.iterdir()) == ["keep.txt"]
+
+
+def test_out_on_a_read_only_mount_is_refused_before_any_judge_call(tmp_path: Path) -> None:
+    data = _data(tmp_path / "d.jsonl", _pairs(30))
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    with FakeOpenAIServer() as srv:
+        # root ignores chmod, so the parent is a read-only bind mount of itself
+        res = _in_mount_ns(
+            f"mount --bind {ro} {ro} && mount -o remount,bind,ro {ro} && "
+            f"! touch {ro}/probe 2>/dev/null && "
+            + _cmd(_llm_args(data, srv, tmp_path / "cache", "--out", str(ro / "run"))))
+        assert res.returncode == 2, res.stderr
+        assert "Read-only file system" in _one_error_line(res.stderr)
+        assert _chat_requests(srv) == []
+    assert list(ro.iterdir()) == []
+
+
+# --------------------------------------------------------------- 2. full disk
+def test_cache_hits_file_size_limit_stops_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
+    n = 300
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    cache_dir, out = tmp_path / "cache", tmp_path / "run"
+    with FakeOpenAIServer() as srv:
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"),
+                   preexec_fn=_file_size_limit(1_000_000))
+        line = _one_error_line(res.stderr)
+        assert res.returncode == 1, res.stderr
+        assert f"cannot write to the judge-call cache in {cache_dir}" in line
+        first = len(_chat_requests(srv))
+        stored = JudgeCache(cache_dir).stats()["entries"]
+        # the SQLite WAL reaches 1 MB after some dozens of answers: stopped well before n
+        assert 0 < stored <= first < n
+        assert not out.exists() and _hidden(tmp_path) == []
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"))
+        assert res.returncode == 0, res.stderr
+        s = _summary(out)
+        # every stored answer is reused; only the others are paid for
+        assert s["cache_hits"] == stored and s["judge_calls"] == n - stored
+        assert len(_chat_requests(srv)) == n - stored
+    assert s["outcomes"]["ok"] == n
+
+
+def test_local_judge_cache_hits_file_size_limit_keeps_finished_batches(tmp_path: Path) -> None:
+    # the embedded judge stores its vectors per batch of 64 strings, each batch one transaction
+    n = 300  # 600 distinct strings
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    cache_dir, out = tmp_path / "cache", tmp_path / "run"
+    args = ["eval", str(data), "--judge", "local", "--cache-dir", str(cache_dir), "--out",
+            str(out), "--bootstrap", "0"]
+    res = _cli(args, preexec_fn=_file_size_limit(1_000_000))
+    assert res.returncode == 1, res.stderr
+    assert "cannot write to the judge-call cache" in _one_error_line(res.stderr)
+    stored = JudgeCache(cache_dir).stats()["entries"]
+    assert 0 < stored < 2 * n and stored % 64 == 0 and not out.exists()  # whole batches
+    res = _cli(args)
+    assert res.returncode == 0, res.stderr
+    s = _summary(out)
+    assert s["cache_hits"] == stored and s["judge_calls"] == 2 * n - stored
+
+
+def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -> None:
+    # the lexical judge needs no cache: the first file over 64 kB is in the run directory
+    data = _data(tmp_path / "d.jsonl", _pairs(400))
+    out = tmp_path / "run"
+    res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap", "0"],
+               preexec_fn=_file_size_limit(64_000))
+    assert res.returncode == 1, res.stderr
+    line = _one_error_line(res.stderr)
+    assert f"cannot write {out}: File too large" in line
+    assert not out.exists() and _hidden(tmp_path) == []
+    res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap", "0"])
+    assert res.returncode == 0 and _summary(out)["n_items"] == 400
+
+
+def test_cache_on_full_tmpfs_enospc_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
+    n = 300
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    mnt, copy, out = tmp_path / "mnt", tmp_path / "cache_copy", tmp_path / "run"
+    mnt.mkdir()
+    with FakeOpenAIServer() as srv:
+        res = _in_mount_ns(
+            f"mount -t tmpfs -o size=400k tmpfs {mnt} || exit 99; "
+            + _cmd(_llm_args(data, srv, mnt / "cache", "--out", str(out), "--concurrency", "4"))
+            + f"; rc=$?; cp -a {mnt}/cache {copy}; exit $rc")
+        assert res.returncode == 1, res.stderr
+        line = _one_error_line(res.stderr)
+        assert "cannot write to the judge-call cache" in line and "disk is full" in line
+        stored = JudgeCache(copy).stats()["entries"]
+        assert 0 < stored <= len(_chat_requests(srv)) < n and not out.exists()
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, copy, "--out", str(out)))
+        assert res.returncode == 0, res.stderr
+        s = _summary(out)
+        assert s["cache_hits"] == stored and s["judge_calls"] == n - stored
+        assert len(_chat_requests(srv)) == n - stored
+
+
+def test_run_dir_on_full_tmpfs_enospc_cache_complete_rerun_pays_none(tmp_path: Path) -> None:
+    n = 200
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    mnt, cache_dir = tmp_path / "mnt", tmp_path / "cache"
+    mnt.mkdir()
+    with FakeOpenAIServer() as srv:
+        res = _in_mount_ns(
+            f"mount -t tmpfs -o size=64k tmpfs {mnt} || exit 99; "
+            + _cmd(_llm_args(data, srv, cache_dir, "--out", str(mnt / "run")))
+            + f"; rc=$?; ls -A {mnt} > {tmp_path}/left.txt; exit $rc")
+        assert res.returncode == 1, res.stderr
+        line = _one_error_line(res.stderr)
+        assert f"cannot write {mnt / 'run'}: No space left on device" in line
+        assert (tmp_path / "left.txt").read_text() == ""  # no run, no hidden temp directory
+        assert len(_chat_requests(srv)) == n and JudgeCache(cache_dir).stats()["entries"] == n
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "run")))
+        assert res.returncode == 0, res.stderr
+        s = _summary(tmp_path / "run")
+        assert s["judge_calls"] == 0 and s["cache_hits"] == n and _chat_requests(srv) == []
+
+
+# --------------------------------------------------------------- 3. read-only cache
+def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path) -> None:
+    n = 40
+    old, new = _pairs(n), _pairs(10, tag="new")
+    data = _data(tmp_path / "d.jsonl", old)
+    more = _data(tmp_path / "more.jsonl", old + new)
+    cache_dir = tmp_path / "cache"
+    with FakeOpenAIServer() as srv:
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "warm")))
+        assert res.returncode == 0, res.stderr
+        assert len(_chat_requests(srv)) == n
+        srv.log.clear()
+        ro = f"mount --bind {cache_dir} {cache_dir} && mount -o remount,bind,ro {cache_dir} && "
+        script = ro + "; ".join([
+            f"touch {cache_dir}/probe 2>/dev/null; echo $? > {tmp_path}/touch_rc",
+            _cmd(_llm_args(data, srv, cache_dir, "--cache-mode", "cache-only", "--out",
+                           str(tmp_path / "only"))) + f"; echo $? > {tmp_path}/rc_only",
+            _cmd(_llm_args(more, srv, cache_dir, "--cache-mode", "read-only", "--out",
+                           str(tmp_path / "ro"))) + f"; echo $? > {tmp_path}/rc_ro",
+            shlex.join([*CLI, "cache", "stats", "--cache-dir", str(cache_dir)])
+            + f" > {tmp_path}/stats.txt; echo $? > {tmp_path}/rc_stats",
+            _cmd(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "rw")))
+            + f" 2> {tmp_path}/rw_err.txt; echo $? > {tmp_path}/rc_rw",
+        ])
+        res = _in_mount_ns(script)
+        rc = {k: int((tmp_path / f"rc_{k}").read_text()) for k in ("only", "ro", "stats", "rw")}
+        assert int((tmp_path / "touch_rc").read_text()) != 0  # genuinely read-only, as root
+        assert rc == {"only": 0, "ro": 0, "stats": 0, "rw": 2}, res.stderr
+        only, ro_run = _summary(tmp_path / "only"), _summary(tmp_path / "ro")
+        assert only["judge_calls"] == 0 and only["cache_hits"] == n
+        # read-only: the 40 stored answers are read, only the 10 new pairs are called
+        assert ro_run["cache_hits"] == n and ro_run["judge_calls"] == 10
+        assert sorted(_chat_requests(srv)) == sorted(
+            r for r in _chat_requests(srv) if "new" in r) and len(_chat_requests(srv)) == 10
+        assert f"entries   {n}" in (tmp_path / "stats.txt").read_text()
+        rw = _one_error_line((tmp_path / "rw_err.txt").read_text())
+        assert "cannot open the cache for writing" in rw and "--cache-mode read-only" in rw
+    assert JudgeCache(cache_dir).stats()["entries"] == n  # nothing was written meanwhile
+
+
+# --------------------------------------------------------------- 4. kills while writing
+def test_stale_temp_dirs_of_dead_processes_are_cleaned_only_those(tmp_path: Path) -> None:
+    data = _data(tmp_path / "d.jsonl", _pairs(5))
+    parent = tmp_path / "runs"
+    parent.mkdir()
+    dead = _dead_pid()
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        for name in (f".a.tmp-{dead}", f".b.tmp-{sleeper.pid}", f".c.old-{dead}",
+                     f".d.old-{dead}", ".e.tmp-notapid", ".f", f".g.tmp-{dead}"):
+            (parent / name).mkdir()
+            (parent / name / "summary.json").write_text(json.dumps({"from": name}))
+        (parent / f".g.tmp-{dead}" / "notes.txt").write_text("another tool's file")
+        (parent / f".h.tmp-{dead}").write_text("a file, not a run")
+        (parent / "d").mkdir()  # d exists: its .old copy is stale
+        res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(parent / "new")])
+        assert res.returncode == 0, res.stderr
+        # dead .tmp removed; live process's .tmp kept; orphaned .old of c restored as c;
+        # .old of d (d present) removed; names not of the pattern, and matching entries that
+        # are not simjudge output (g holds a .txt, h is a file), untouched
+        assert _hidden(parent) == [f".b.tmp-{sleeper.pid}", ".e.tmp-notapid", ".f",
+                                   f".g.tmp-{dead}", f".h.tmp-{dead}"]
+        assert json.loads((parent / "c" / "summary.json").read_text()) == {
+            "from": f".c.old-{dead}"}
+        assert sorted(p.name for p in parent.iterdir() if not p.name.startswith(".")) == [
+            "c", "d", "new"]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def _kill_at_rename(args: list[str], parent: Path, name: str, overwrite: bool) -> int:
+    """Start the CLI with the pause hook, SIGKILL it once it sits right before renaming the
+    new run into place; returns its pid."""
+    env = {**ENV, "SIMJUDGE_TEST_PAUSE_BEFORE_RENAME_S": "60"}
+    proc = subprocess.Popen([*CLI, *args], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    tmp = parent / f".{name}.tmp-{proc.pid}"
+    old = parent / f".{name}.old-{proc.pid}"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (
+            tmp.exists() and (tmp / "summary.json").exists() and (not overwrite or old.exists())):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert tmp.is_dir() and (old.is_dir() if overwrite else not old.exists())
+    return proc.pid
+
+
+def test_overwrite_killed_between_renames_keeps_the_old_run(tmp_path: Path) -> None:
+    old_data = _data(tmp_path / "old.jsonl", _pairs(5))
+    new_data = _data(tmp_path / "new.jsonl", _pairs(9))
+    parent = tmp_path / "runs"
+    run = parent / "run"
+    res = _cli(["eval", str(old_data), "--judge", "lexical", "--out", str(run)])
+    assert res.returncode == 0, res.stderr
+    before = (run / "summary.json").read_bytes()
+    args = ["eval", str(new_data), "--judge", "lexical", "--out", str(run), "--overwrite"]
+    pid = _kill_at_rename(args, parent, "run", overwrite=True)
+    # the state a kill between the two renames leaves: no run, the old one hidden aside
+    assert not run.exists() and _hidden(parent) == [f".run.old-{pid}", f".run.tmp-{pid}"]
+    # the next run into the same parent restores the old run and removes the temp dir
+    res = _cli(["eval", str(new_data), "--judge", "lexical", "--out", str(parent / "other")])
+    assert res.returncode == 0, res.stderr
+    assert (run / "summary.json").read_bytes() == before and _hidden(parent) == []
+    # and a completed --overwrite replaces it, leaving nothing hidden
+    res = _cli(args)
+    assert res.returncode == 0, res.stderr
+    assert _summary(run)["n_items"] == 9 and _hidden(parent) == []
+
+
+def test_run_killed_before_its_rename_leaves_temp_dir_cleaned_by_rerun(tmp_path: Path) -> None:
+    data = _data(tmp_path / "d.jsonl", _pairs(5))
+    parent = tmp_path / "runs"
+    args = ["eval", str(data), "--judge", "lexical", "--out", str(parent / "run")]
+    pid = _kill_at_rename(args, parent, "run", overwrite=False)
+    assert not (parent / "run").exists() and _hidden(parent) == [f".run.tmp-{pid}"]
+    res = _cli(args)  # the same --out, without --overwrite: nothing is in the way
+    assert res.returncode == 0, res.stderr
+    assert _summary(parent / "run")["n_items"] == 5 and _hidden(parent) == []
+
+
+# --------------------------------------------------------------- 5. two processes, one cache
+def test_two_evals_on_one_cache_pay_once_per_pair(tmp_path: Path) -> None:
+    n = 200
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    cache_dir = tmp_path / "cache"
+    with FakeOpenAIServer(FakeServerConfig(latency_s=0.1)) as srv:
+        args = [*CLI, *_llm_args(data, srv, cache_dir, "--concurrency", "8")]
+        # no --out: both write default run directories under tmp_path/runs in the same second
+        procs = [subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = [p.communicate(timeout=180) for p in procs]
+        requests = _chat_requests(srv)
+    assert [p.returncode for p in procs] == [0, 0], outs
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 2  # distinct default names
+    a, b = (_summary(r) for r in runs)
+    # each distinct pair reached the server exactly once, shared between the two processes
+    assert len(requests) == n and len(set(requests)) == n
+    assert a["judge_calls"] + b["judge_calls"] == n and a["cache_hits"] + b["cache_hits"] == n
+    assert a["judge_calls"] > 0 and b["judge_calls"] > 0  # they really ran concurrently
+    assert a["metrics"] == b["metrics"] and a["outcomes"] == b["outcomes"]
+    print(f"server requests {len(requests)} for {n} pairs; judge_calls "
+          f"{a['judge_calls']} + {b['judge_calls']}")
+
+
+class _SlowAfterFirst(FakeOpenAIServer):
+    """The fake server, answering every request after the first ``slow_s`` late (the CLI sends
+    its first call alone, to stop early on a dead endpoint); ``seen`` counts requests."""
+
+    slow_s = 30.0
+    seen = 0
+
+    async def _answer(self, path, body):  # type: ignore[no-untyped-def]
+        self.seen += 1
+        if self.seen > 1:
+            await asyncio.sleep(self.slow_s)
+        return await super()._answer(path, body)
+
+
+def test_leases_of_a_killed_process_do_not_stall_the_next(tmp_path: Path) -> None:
+    n = 16
+    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    cache_dir = tmp_path / "cache"
+    with _SlowAfterFirst() as srv:
+        args = _llm_args(data, srv, cache_dir, "--concurrency", "16")
+        proc = subprocess.Popen([*CLI, *args, "--out", str(tmp_path / "r1")], cwd=REPO,
+                                env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while srv.seen < n and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGKILL)  # dies holding 15 leases (lease TTL 30 s)
+        proc.wait()
+        assert JudgeCache(cache_dir).stats()["entries"] == 1  # the first answer only
+        srv.slow_s = 0.0
+        srv.log.clear()
+        t0 = time.monotonic()
+        res = _cli([*args, "--out", str(tmp_path / "r2")])
+        wall = time.monotonic() - t0
+    assert res.returncode == 0, res.stderr
+    s = _summary(tmp_path / "r2")
+    assert s["judge_calls"] == n - 1 and s["cache_hits"] == 1
+    assert len(_chat_requests(srv)) == n - 1
+    assert wall < 15, wall  # the dead holder is seen at once, not after the 30 s TTL
+
+
+def test_default_run_dir_name() -> None:
+    p = default_run_dir("selection")
+    stamp, task, pid = p.name.rsplit("-", 2)
+    assert p.parent == Path("runs") and task == "selection" and pid == str(os.getpid())
+    assert len(stamp) == 15 and stamp[8] == "-" and stamp.replace("-", "").isdigit()
