@@ -303,12 +303,23 @@ class JudgeCache:
             store.close()
 
     def clear(self) -> int:
-        """Delete every entry; returns how many were removed."""
+        """Delete every entry; returns how many were removed.
+
+        Raises:
+            CacheStorageError: the directory cannot be written (read-only filesystem,
+                permissions, full disk); nothing is removed.
+        """
         if not self.directory.exists():
             return 0
-        cache = diskcache.Cache(str(self.directory))
-        n = int(cache.clear())
-        cache.close()
+        try:
+            cache = diskcache.Cache(str(self.directory))
+            try:
+                n = int(cache.clear())
+            finally:
+                cache.close()
+        except (OSError, sqlite3.Error) as exc:
+            raise CacheStorageError(f"cannot clear the cache in {self.directory}: {exc}"
+                                    ) from None
         return n
 
     def close(self) -> None:

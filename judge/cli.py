@@ -16,7 +16,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from judge.cache import CACHE_MODES, JudgeCache
 from judge.errors import CacheMissError, InputError
@@ -280,6 +279,10 @@ def eval_command(
             arg_judge_obj = parse_judge_spec(arg_judge, _Opts(
                 **{**options.__dict__, "scorer": "argument_equivalence@v1"}))
         calibration = None
+        if tau_from is not None and task != "selection":
+            raise InputError(f"--tau-from is not used by --task {task} (τ applies to "
+                             "selection matching; for function calls use --arg-tau)",
+                             field="tau-from")
         if tau_from is not None:
             tau, calibration = _tau_from(tau_from, judge_obj.id if judge_obj else
                                          (specs[0] if specs else "local"))
@@ -469,21 +472,9 @@ def rescore_command(
         result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed)
     except InputError as exc:
         _fail(exc)
-    tau = result["tau"]
-    out.print(f"τ {tau:g} ({'--tau' if result['tau_source'] == 'option' else 'the run’s own τ'})",
-              highlight=False)
-    table = Table(title=f"simjudge rescore — τ {tau}" + (f", vote {result['vote']}, quorum "
-                                                          f"{result['quorum']}" if result["vote"]
-                                                          else "") + " — 0 judge calls")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    table.add_column("95% CI", justify="right")
-    cis = result["bootstrap"].get("ci95", {})
-    for k, v in result["metrics"].items():
-        ci = cis.get(k)
-        table.add_row(k, f"{v:.5f}" if isinstance(v, float) else str(v),
-                      f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "")
-    out.print(table)
+    from judge.display import print_all, rescore_summary
+
+    print_all(out, rescore_summary(result))
     if out_file is not None:
         out_file.write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
         out.print(f"written to {out_file}", highlight=False)
@@ -538,7 +529,11 @@ def cache_clear(
     cache = JudgeCache(cache_dir)
     if not yes and not typer.confirm(f"Delete every entry in {cache.directory}?"):
         raise typer.Exit(1)
-    out.print(f"removed {cache.clear()} entries from {cache.directory}", highlight=False)
+    try:
+        removed = cache.clear()
+    except OSError as exc:
+        _fail_storage(exc)
+    out.print(f"removed {removed} entries from {cache.directory}", highlight=False)
 
 
 @app.command()

@@ -111,6 +111,27 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
     return out
 
 
+def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
+    """The renderables ``simjudge rescore`` prints for a :func:`judge.rescore.rescore` result:
+    a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and the
+    metrics table with bootstrap 95 % CIs, rounded like ``eval``'s."""
+    tau = result.get("tau")
+    source = "--tau" if result.get("tau_source") == "option" else "the run's own τ"
+    head = f"simjudge rescore — τ {_tau(tau)} ({source})"
+    if result.get("vote"):
+        head += f", vote {result['vote']}, quorum {num(result.get('quorum'))}"
+    boot = result.get("bootstrap") or {}
+    ci95: Mapping[str, Any] = boot.get("ci95", {})
+    resamples = boot.get("resamples", 0)
+    table = _table("metric", "value",
+                   f"95% CI ({resamples} resamples)" if resamples else "95% CI")
+    for k, v in (result.get("metrics") or {}).items():
+        if k in ("tau", "n_items") or isinstance(v, (dict, list)):
+            continue
+        table.add_row(k, num(v), interval(ci95.get(k)))
+    return [Text(head + " — 0 judge calls", style="bold"), table]
+
+
 def _error_types(metrics: Mapping[str, Any], n_items: int) -> RenderableType:
     errors: Mapping[str, int] = metrics["error_types"]
     wrong = sum(errors.values())

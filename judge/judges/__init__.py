@@ -263,7 +263,8 @@ def parse_judge_spec(spec: str, options: JudgeOptions | None = None) -> Judge:
         from judge.judges.langchain_chat import LangChainJudge
 
         return LangChainJudge(jid, rest, _llm_config(rest.split(":", 1)[1], options),
-                              method=options.method, max_retries=options.max_retries)
+                              method=options.method, max_retries=options.max_retries,
+                              timeout_s=options.timeout_s)
     if backend == "openai-embedding":
         from judge.judges.openai_embedding import OpenAIEmbeddingJudge
 

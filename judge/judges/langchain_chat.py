@@ -62,6 +62,8 @@ class LangChainJudge(LLMJudge):
         method: LangChain's structured-output method (``json_schema``, ``function_calling``
             or ``json_mode``); default the provider's default.
         max_retries: passed to the chat model (its own retry/backoff).
+        timeout_s: the per-request timeout (seconds) named when an ``openai``-SDK provider
+            times out (the provider's own timeout setting applies).
 
     Raises:
         judge.errors.InputError: a malformed ``PROVIDER:MODEL``, a provider LangChain does not
@@ -72,11 +74,13 @@ class LangChainJudge(LLMJudge):
     backend = "langchain"
 
     def __init__(self, judge_id: str, provider_model: str, config: LLMJudgeConfig,
-                 method: str | None = None, max_retries: int = 2) -> None:
+                 method: str | None = None, max_retries: int = 2,
+                 timeout_s: float = 60.0) -> None:
         super().__init__(judge_id, config)
         self.provider_model = provider_model
         self.method = method
         self.max_retries = max_retries
+        self.timeout_s = timeout_s
         self._runnable: Any = None
         self._check()
 
@@ -141,7 +145,7 @@ class LangChainJudge(LLMJudge):
         try:
             out = await runnable.ainvoke([(m["role"], m["content"]) for m in messages])
         except Exception as exc:  # provider SDK errors after the model's own retries
-            raise TransportError(f"{type(exc).__name__}: {_one_line(exc)}") from None
+            raise _transport_error(exc, self.config.base_url, self.timeout_s) from None
         raw = out.get("raw")
         text = raw.content if isinstance(getattr(raw, "content", None), str) else ""
         tool_calls = getattr(raw, "tool_calls", None) or []
@@ -160,3 +164,17 @@ class LangChainJudge(LLMJudge):
                           tokens_out=int(usage.get("output_tokens", 0) or 0),
                           refusal=refusal or None, mode=mode,
                           finish_reason=meta.get("finish_reason"))
+
+
+def _transport_error(exc: Exception, base_url: str | None, timeout_s: float) -> TransportError:
+    """A provider error as a :class:`TransportError`. Errors of the ``openai`` SDK (LangChain's
+    OpenAI-compatible providers raise them) are described like the ``openai`` backend's — real
+    cause, retry count, ``fatal`` for 401/403/404, refused connections and DNS failures, so a
+    dead endpoint stops the run early; other providers' errors keep their type and text."""
+    import openai
+
+    from judge.judges.failures import describe_sdk_error
+
+    if isinstance(exc, (openai.APIStatusError, openai.APIConnectionError)):
+        return describe_sdk_error(exc, base_url, timeout_s)
+    return TransportError(f"{type(exc).__name__}: {_one_line(exc)}")

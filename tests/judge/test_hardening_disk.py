@@ -286,11 +286,17 @@ def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path
             + f" > {tmp_path}/stats.txt; echo $? > {tmp_path}/rc_stats",
             _cmd(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "rw")))
             + f" 2> {tmp_path}/rw_err.txt; echo $? > {tmp_path}/rc_rw",
+            shlex.join([*CLI, "cache", "clear", "--yes", "--cache-dir", str(cache_dir)])
+            + f" 2> {tmp_path}/clear_err.txt; echo $? > {tmp_path}/rc_clear",
         ])
         res = _in_mount_ns(script)
-        rc = {k: int((tmp_path / f"rc_{k}").read_text()) for k in ("only", "ro", "stats", "rw")}
+        rc = {k: int((tmp_path / f"rc_{k}").read_text())
+              for k in ("only", "ro", "stats", "rw", "clear")}
         assert int((tmp_path / "touch_rc").read_text()) != 0  # genuinely read-only, as root
-        assert rc == {"only": 0, "ro": 0, "stats": 0, "rw": 2}, res.stderr
+        # clear on a read-only cache: one line, exit 1 (storage refused), no traceback
+        assert rc == {"only": 0, "ro": 0, "stats": 0, "rw": 2, "clear": 1}, res.stderr
+        clear = _one_error_line((tmp_path / "clear_err.txt").read_text())
+        assert "cannot clear the cache" in clear
         only, ro_run = _summary(tmp_path / "only"), _summary(tmp_path / "ro")
         assert only["judge_calls"] == 0 and only["cache_hits"] == n
         # read-only: the 40 stored answers are read, only the 10 new pairs are called

@@ -116,6 +116,11 @@ def test_judge_not_used_by_the_task_exits_2(tmp_path, task) -> None:
     toml.write_text('[[judges]]\nid = "l"\nbackend = "lexical"\n', encoding="utf-8")
     res = _cli("eval", data, "--task", task, "--judges", toml, "--out", tmp_path / "run")
     assert res.exit_code == 2 and "--judges is not used by --task" in _error_line(res.stderr)
+    # a calibrated τ would be silently ignored too (the file is never read: no need for one)
+    res = _cli("eval", data, "--task", task, "--tau-from", tmp_path / "calibration.json",
+               "--out", tmp_path / "run")
+    assert res.exit_code == 2 and "--tau-from is not used by --task" in _error_line(res.stderr)
+    assert not (tmp_path / "run").exists()
 
 
 def test_arg_judge_is_checked_before_data_and_only_for_function_calls(tmp_path) -> None:
@@ -552,7 +557,11 @@ def test_rescore_defaults_to_the_runs_own_tau(tmp_path) -> None:
         / 3)
     res = _cli("rescore", tmp_path / "run", "--out", tmp_path / "r.json")
     assert res.exit_code == 0, res.output
-    assert "τ 0.5 (the run’s own τ)" in res.stdout
+    assert "τ 0.5 (the run's own τ)" in res.stdout
+    # rounded like eval's table: 4 decimals, never a long float repr
+    assert f"macro_recall {summary['metrics']['macro_recall']:.4f}" in " ".join(
+        res.stdout.split())
+    assert repr(summary["metrics"]["macro_recall"]) not in res.stdout
     again = json.loads((tmp_path / "r.json").read_text())
     assert again["tau"] == 0.5 and again["tau_source"] == "run"
     assert again["metrics"] == summary["metrics"]  # exactly, every metric

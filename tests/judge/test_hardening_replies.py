@@ -375,6 +375,23 @@ def test_401_everywhere_stops_after_8_calls_and_writes_the_run(tmp_path) -> None
     assert calls_again == 300 and again.exit_code == 0, again.output
 
 
+def test_langchain_judge_also_stops_on_a_dead_endpoint(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # LangChain's OpenAI provider raises the openai SDK's errors: they are described (and
+    # judged fatal) like the openai backend's, so a 401 endpoint stops after 8 calls too.
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-not-a-secret")
+    pairs = [(f"pred {i:03d}", f"gold {i:03d}") for i in range(60)]
+    data = _write_items(tmp_path / "d.jsonl", pairs)
+    with FakeOpenAIServer(FakeServerConfig(status_all=401)) as srv:
+        res = _eval(data, tmp_path / "run", tmp_path / "cache", "--judge",
+                    "langchain:openai:fake-model", "--base-url", srv.base_url,
+                    "--max-retries", "0")
+        calls = len(srv.log)
+    assert res.exit_code == 1, res.output
+    assert calls == 8  # one at a time until a call does not fail fatally: 8, then stop
+    assert "HTTP 401 Unauthorized (not retried)" in res.stderr
+    assert "52 pair(s) not attempted" in res.stderr  # 60 − 8
+
+
 def test_refused_port_stops_after_8_calls(tmp_path) -> None:  # type: ignore[no-untyped-def]
     port = _closed_port()
     data = _write_items(tmp_path / "d.jsonl", [(f"p{i}", f"g{i}") for i in range(100)])
