@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,9 @@ class JudgeScores:
     judge_calls: int
     cache_hits: int
     describe: dict[str, Any]
+    outcomes: dict[str, int] = field(default_factory=dict)
+    first_error: str | None = None
+    stopped_early: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) -> JudgeScores:
@@ -88,13 +92,22 @@ async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) 
             todo.setdefault((p.pred, p.truth), []).append(k)
     pairs = list(todo)
     verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
+    outcomes: Counter[str] = Counter()
+    first_error = None
     for pair, v in zip(pairs, verdicts, strict=True):
-        if v is not None and v.outcome == "ok" and v.score is not None:
+        if v is None:
+            continue
+        outcomes[v.outcome] += 1
+        if v.outcome == "ok" and v.score is not None:
             for k in todo[pair]:
                 scores[k] = v.score
                 rationales[k] = v.rationale
+        elif first_error is None:
+            first_error = v.rationale
+    stops = [s.summary() for s in ctx.early_stops.values() if s.stopped]
     return JudgeScores(judge.id, scores, rationales, ctx.stats.judge_calls,
-                       ctx.stats.cache_hits, judge.describe())
+                       ctx.stats.cache_hits, judge.describe(), dict(outcomes), first_error,
+                       stops)
 
 
 def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache) -> JudgeScores:
@@ -124,26 +137,31 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
         ``curve.csv`` and plots). When every scored pair has the same score no threshold
         separates anything: the report says so (``tau`` None, ROC-AUC 0.5) and ``sweep`` is
-        None.
-
-    Raises:
-        ValueError: only one class among the scored pairs.
+        None. When the judge's failures (outcomes other than ``ok``) left it scored pairs of
+        one class only, or none, ROC-AUC, PR-AUC, the correlations and ``tau`` are None and
+        ``note`` says why; the other judges are calibrated as usual.
     """
     valid = ~np.isnan(js.scores)
     s = js.scores[valid]
     y = np.array([p.positive for p in labels.pairs], dtype=bool)[valid]
     raw = np.array([p.value for p in labels.pairs], dtype=np.float64)[valid]
-    if y.all() or not y.any():
-        raise ValueError(f"judge {js.judge_id}: the pairs it scored are all of one class; "
-                         "ROC-AUC and τ are undefined")
     base: dict[str, Any] = {
         "judge": js.describe,
         "pairs_scored": int(valid.sum()), "pairs_without_verdict": int((~valid).sum()),
         "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
+        "outcomes": js.outcomes, "first_error": js.first_error,
+        "stopped_early": js.stopped_early, "objective": objective,
+    }
+    if y.all() or not y.any():
+        # the labels hold both classes (checked when they were read): the judge's failures
+        # left it pairs of one class only (or none) — reported, not fatal for the others
+        return {**base, "roc_auc": None, "pr_auc": None, "spearman": None, "pearson": None,
+                "tau": None, "note": f"the {int(valid.sum())} pairs it scored are of one class "
+                "or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
+    base.update({
         "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
         "spearman": _finite(spearman(s, raw)), "pearson": _finite(pearson(s, raw)),
-        "objective": objective,
-    }
+    })
     if np.unique(s).size < 2:
         return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
                 "threshold separates anything (the judge cannot discriminate these pairs)"}, None

@@ -367,8 +367,10 @@ def calibrate_command(
     Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
     P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
     curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
-    (default runs/<UTC time>-calibrate-<pid>). Exit status 2 on bad input, 1 when the disk
-    refused a write.
+    (default runs/<UTC time>-calibrate-<pid>). Per judge it records its outcomes, and the
+    terminal says when some of its calls failed (its statistics then use the scored pairs
+    only). Exit status 2 on bad input; 1 when some judge calls failed (the output is written)
+    or the disk refused a write.
     """
     from judge.calibrate import run_calibration
     from judge.cliopts import check_min
@@ -411,6 +413,9 @@ def calibrate_command(
 
     print_all(out, calibrate_summary(result, objective))
     out.print(f"calibration written to {target}", highlight=False)
+    if any(n for r in result["judges"].values()
+           for o, n in (r.get("outcomes") or {}).items() if o != "ok"):
+        raise typer.Exit(1)  # like eval: some judge calls failed (named above)
 
 
 @app.command("audit")

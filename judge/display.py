@@ -17,7 +17,7 @@ only rounds it and lays it out in rich tables that fit a 100-column terminal:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -259,34 +259,63 @@ def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
 
 def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[RenderableType]:
     """The renderables ``simjudge calibrate`` prints for a :func:`judge.calibrate.
-    run_calibration` result: per judge ROC-AUC, PR-AUC, Spearman, τ and the objective with
-    their bootstrap 95 % CIs, and the cross-validated objective."""
+    run_calibration` result: one column per judge, one row per statistic — pairs scored and
+    pairs without a score, ROC-AUC, PR-AUC, Spearman, τ and the objective at τ with their
+    bootstrap 95 % CIs, the k-fold cross-validated objective — then one line per judge that
+    had failures (outcomes, early stop: its statistics use the scored pairs only) or whose τ
+    is undefined. Statistics as rows keep the table within 80 columns for two or three
+    judges (long judge ids fold)."""
     lab = result.get("labels") or {}
+    judges: Mapping[str, Mapping[str, Any]] = result["judges"]
     out: list[RenderableType] = [Text(
         f"simjudge calibrate — {num(lab.get('pairs'))} pairs ({num(lab.get('positives'))} "
         f"positive), objective {objective}", style="bold")]
-    t = _table("judge", "pairs", "ROC-AUC", "PR-AUC", "Spearman", "τ [95% CI]",
-               f"{objective} [95% CI]", f"{cv_folds(result)}-fold CV {objective}")
-    notes: list[RenderableType] = []
-    for jid, r in result["judges"].items():
-        boot = r.get("bootstrap") or {}
-        cv = r.get("cross_validation") or {}
-        if r.get("tau") is None:
-            tau_cell, obj_cell = "undefined", DASH
-            notes.append(Text(f"{jid}: τ undefined (all scores equal)"
-                              + (f" — {r['note']}" if r.get("note") else "")))
-        else:  # value above its CI: each cell stays narrow enough for 100 columns
-            tau_cell = f"{num(r['tau'], 3)}\n{interval(boot.get('tau_ci95'), 3)}".rstrip()
-            obj_cell = (f"{num(r['at_tau'][objective], 3)}\n"
-                        f"{interval(boot.get('objective_ci95'), 3)}").rstrip()
-        cv_cell = DASH if cv.get("pooled") is None else (
-            f"{num(cv.get('mean'), 3)} ± {num(cv.get('sd') or 0.0, 3)}\n"
-            f"pooled {num(cv['pooled'], 3)}")
-        t.add_row(jid, num(r.get("pairs_scored")), num(r.get("roc_auc"), 3),
-                  num(r.get("pr_auc"), 3), num(r.get("spearman"), 3), tau_cell, obj_cell,
-                  cv_cell)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("statistic", no_wrap=True)
+    for jid in judges:
+        t.add_column(jid, justify="right", overflow="fold", min_width=14)
+    k = cv_folds(result)
+
+    def row(label: str, cell: Callable[[Mapping[str, Any]], str]) -> None:
+        t.add_row(label, *(cell(r) for r in judges.values()))
+
+    def boot(r: Mapping[str, Any], key: str) -> str:
+        return interval((r.get("bootstrap") or {}).get(key), 3) or DASH
+
+    def at_tau(r: Mapping[str, Any]) -> str:
+        return DASH if r.get("tau") is None else num(r["at_tau"][objective], 3)
+
+    def cv(r: Mapping[str, Any]) -> str:
+        c = r.get("cross_validation") or {}
+        return DASH if c.get("pooled") is None else (
+            f"{num(c.get('mean'), 3)} ± {num(c.get('sd') or 0.0, 3)}")
+
+    row("pairs scored", lambda r: num(r.get("pairs_scored")))
+    row("without score", lambda r: num(r.get("pairs_without_verdict")))
+    row("ROC-AUC", lambda r: num(r.get("roc_auc"), 3))
+    row("PR-AUC", lambda r: num(r.get("pr_auc"), 3))
+    row("Spearman", lambda r: num(r.get("spearman"), 3))
+    row("τ", lambda r: "undefined" if r.get("tau") is None else num(r["tau"], 3))
+    row("τ 95% CI", lambda r: boot(r, "tau_ci95"))
+    row(f"{objective} at τ", at_tau)
+    row(f"{objective} 95% CI", lambda r: boot(r, "objective_ci95"))
+    row(f"{k}-fold CV {objective}", cv)
+    row("CV pooled", lambda r: num((r.get("cross_validation") or {}).get("pooled"), 3))
     out.append(t)
-    return out + notes
+    for jid, r in judges.items():
+        failed = {o: n for o, n in (r.get("outcomes") or {}).items() if o != "ok" and n}
+        if failed:
+            first = f"; first error: {r['first_error']}" if r.get("first_error") else ""
+            out.append(Text(f"{jid}: {num(sum(failed.values()))} judged pair(s) failed "
+                            f"({_counts(failed)}): its statistics use the "
+                            f"{num(r.get('pairs_scored'))} scored pairs only{first}"))
+        for stop in r.get("stopped_early") or []:
+            out.append(Text(f"{jid}: stopped early: {stop.get('reason')}"))
+        if r.get("tau") is None:
+            why = " (all scores equal)" if r.get("roc_auc") is not None else ""
+            out.append(Text(f"{jid}: τ undefined{why}"
+                            + (f" — {r['note']}" if r.get("note") else "")))
+    return out
 
 
 def cv_folds(result: Mapping[str, Any]) -> str:

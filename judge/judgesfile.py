@@ -10,6 +10,7 @@ api_key_env = "DASHSCOPE_API_KEY"   # the variable's NAME; keys are never writte
 scorer = "entity_similarity@v1"
 concurrency = 16
 rpm = 600
+stop_after = 8                      # stop after 8 calls in a row fail with 401/404/refused
 params = { temperature = 0.0, seed = 7, max_tokens = 200 }
 ```
 
@@ -56,8 +57,9 @@ class JudgeEntry(BaseModel):
         model: model name; ``PROVIDER:MODEL`` for ``langchain``; the file path for ``table``;
             absent for ``local`` and ``lexical``.
         base_url, api_key_env, scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
-        method, max_batch, http: as :class:`judge.judges.JudgeOptions` (absent = the
-        command line's value).
+        method, max_batch, http, stop_after: as :class:`judge.judges.JudgeOptions` (absent =
+        the command line's value; ``stop_after`` = consecutive fatal failures after which the
+        judge stops, 0 = never).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -77,6 +79,7 @@ class JudgeEntry(BaseModel):
     method: str | None = None
     max_batch: int | None = None
     http: str | None = None
+    stop_after: int | None = None
 
 
 class _Locator:

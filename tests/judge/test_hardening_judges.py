@@ -242,9 +242,18 @@ GOOD = ('[[judges]]\nid = "ok"\nbackend = "lexical"\n\n'
         'base_url = "http://127.0.0.1:9/v1"\n')
 
 
+def test_judges_toml_sets_stop_after_per_judge(tmp_path) -> None:
+    path = tmp_path / "judges.toml"
+    path.write_text(GOOD + "stop_after = 3\n", encoding="utf-8")
+    declared = load_judges_file(path)
+    # the remote judge's own value; the other keeps the command line's default (8)
+    assert declared["remote"][1].stop_after == 3 and declared["ok"][1].stop_after == 8
+
+
 @pytest.mark.parametrize(("body", "line", "field", "message"), [
     ('params = "x"\n', 10, "judges[2].params", "expected a valid dictionary, got 'x'"),
     ('rpm = 0\n', 10, "judges[2].rpm", "must be an integer >= 1"),
+    ('stop_after = -1\n', 10, "judges[2].stop_after", "must be an integer >= 0"),
     ('concurrency = true\n', 10, "judges[2].concurrency", "expected a valid integer"),
     ('timeout_s = -1\n', 10, "judges[2].timeout_s", "must be a number of seconds > 0"),
     ('colour = "red"\n', 10, "judges[2].colour", "unknown key 'colour'"),
