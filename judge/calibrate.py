@@ -16,7 +16,6 @@ For each judge (DESIGN.md "Calibration"):
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from judge import aio
 from judge.cache import JudgeCache
 from judge.judges import Judge, JudgeContext
 from judge.labels import LabelSet
@@ -112,7 +112,7 @@ async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) 
 
 def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache) -> JudgeScores:
     """Score every labelled pair with ``judge`` (each distinct pair once, through the cache)."""
-    return asyncio.run(_score_pairs_async(labels, judge, JudgeContext(cache=cache)))
+    return aio.run(_score_pairs_async(labels, judge, JudgeContext(cache=cache)))
 
 
 def _finite(x: float) -> float | None:

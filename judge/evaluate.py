@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import platform
@@ -13,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from judge import aio
 from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.fctask import judge_arguments, score_function_call
@@ -128,7 +128,7 @@ def run_evaluation(items: Sequence[Item], task: str, judge: Judge | None, *, tau
         if progress_factory is not None:
             ctx.progress = progress_factory(judge.work_units(distinct_pairs(pairs_items)[0]),
                                             ctx.stats)
-        build = asyncio.run(build_matrices_async(pairs_items, judge, ctx,
+        build = aio.run(build_matrices_async(pairs_items, judge, ctx,
                                                  ids=[i.id for i in items]))
         matrices, verdicts = build.matrices, build.verdicts
         rows, metrics = score_selection(items, matrices, tau, zero_division)

@@ -16,14 +16,13 @@ read as numbers ("22" vs "23"), are never judged: they must be equal.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from judge import io
+from judge import aio, io
 from judge.errors import InputError
 from judge.fcformats import (
     Unparseable,
@@ -176,7 +175,7 @@ def judge_arguments(items: Sequence[Item], fmt: str, judge: Judge, ctx: JudgeCon
     verdicts (for the audit trail)."""
     pairs = argument_pairs(items, fmt)
     ctx.context = "function-call argument values"
-    verdicts = asyncio.run(judge.judge_pairs(pairs, ctx)) if pairs else []
+    verdicts = aio.run(judge.judge_pairs(pairs, ctx)) if pairs else []
     same = {(v.pred, v.truth) for v in verdicts
             if v is not None and v.outcome == "ok" and v.score is not None and v.score > tau}
 

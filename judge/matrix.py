@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from judge import aio
 from judge.judges.base import Judge, JudgeContext, Pair
 from judge.verdict import Verdict
 from metrics import normalize
@@ -174,4 +174,4 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
 def build_matrices(items: Sequence[tuple[Sequence[str], Sequence[str]]], judge: Judge,
                    ctx: JudgeContext) -> MatrixBuild:
     """Synchronous wrapper of :func:`build_matrices_async` (runs its own event loop)."""
-    return asyncio.run(build_matrices_async(items, judge, ctx))
+    return aio.run(build_matrices_async(items, judge, ctx))
