@@ -29,7 +29,9 @@ Storage (issue 11, "Disk and concurrency"):
   atomic across processes) before calling; the other process waits for the answer. A lease is
   renewed while its holder works and lapses ``lease_ttl_s`` after the holder stops renewing it; a
   holder on this host whose process is gone is detected at once. A waiter calls anyway after
-  ``max_wait_s``.
+  ``max_wait_s``. A judge that sends many keys in one request (the embedding judge) uses
+  :meth:`JudgeCache.try_claim_many` instead: it takes the free leases of a batch at once without
+  waiting, and :meth:`JudgeCache.wait_any` waits, holding no lease, for the keys others hold.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ import sqlite3
 import time
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -169,6 +172,28 @@ class ReadOnlyStore:
         self._con.close()
 
 
+@dataclass
+class LeaseSet:
+    """What :meth:`JudgeCache.try_claim_many` got for a sequence of keys (each list keeps the
+    order of the keys given).
+
+    Attributes:
+        held: keys this process computes now: their leases are held (``read-write`` mode) or,
+            in the other modes, no lease exists and the keys are simply handed out.
+        busy: keys whose lease another live process holds (wait with
+            :meth:`JudgeCache.wait_any`, then try them again).
+        untried: keys not looked at because ``limit`` keys were held already.
+        leased: True when leases were really taken (``read-write`` mode): the caller must then
+            read the cache for its held keys first (another process may have stored the answer
+            just before the lease was taken).
+    """
+
+    held: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
+    untried: list[str] = field(default_factory=list)
+    leased: bool = False
+
+
 class JudgeCache:
     """A diskcache directory with one of the four modes.
 
@@ -177,7 +202,8 @@ class JudgeCache:
         mode: ``read-write``, ``read-only``, ``off`` or ``cache-only``.
         lease_ttl_s: seconds a cross-process lease (:meth:`claim`) lives without renewal; its
             holder renews it every third of that while it works.
-        max_wait_s: longest wait for another process's answer before calling anyway.
+        max_wait_s: longest wait for another process's answer before calling anyway (in
+            :meth:`claim`; callers of :meth:`try_claim_many` bound their waits with it).
 
     Raises:
         ValueError: unknown mode.
@@ -417,7 +443,7 @@ class JudgeCache:
                     slots.release()
             if token is not None:
                 break
-            if not await self._wait(key, deadline):
+            if not await self._wait([key], deadline):
                 break  # waited max_wait_s: call anyway
         if token is None:
             yield
@@ -431,11 +457,140 @@ class JudgeCache:
             if slots is not None:
                 slots.release()
 
-    async def _wait(self, key: str, deadline: float) -> bool:
+    async def _wait(self, keys: Sequence[str], deadline: float) -> bool:
+        """Poll (20 ms growing to 250 ms) until one of ``keys`` is free or answered: True, or
+        False at ``deadline`` (``time.monotonic``)."""
         delay = 0.02
         while time.monotonic() < deadline:
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.25)
-            if self._lease_free(key) or self.get(key) is not None:
+            if any(self._lease_free(key) or self.get(key) is not None for key in keys):
                 return True
         return False
+
+    async def wait_any(self, keys: Sequence[str], timeout_s: float) -> bool:
+        """Wait, holding no lease, until one of ``keys`` is answered in the cache or its lease
+        is free (released, lapsed after ``lease_ttl_s``, or its holder on this host is dead).
+
+        Args:
+            keys: cache keys, typically :attr:`LeaseSet.busy` of :meth:`try_claim_many`.
+            timeout_s: longest wait in seconds (``<= 0``: look once, without sleeping).
+
+        Returns:
+            True when one of them is answered or free (always, outside ``read-write`` mode or
+            for no keys); False after ``timeout_s`` (then compute them without a lease, as
+            :meth:`claim` does after ``max_wait_s``).
+
+        Raises:
+            CacheStorageError: the cache or the lease database refused a read.
+        """
+        if self.mode != "read-write" or not keys:
+            return True
+        if timeout_s <= 0:
+            return any(self._lease_free(key) or self.get(key) is not None for key in keys)
+        return await self._wait(keys, time.monotonic() + timeout_s)
+
+    def _take_leases(self, keys: Sequence[str], limit: int, tokens: dict[str, str],
+                     ) -> LeaseSet:
+        """Take the free leases of ``keys`` in order until ``limit`` are held, filling
+        ``tokens`` (key → token) as each is taken, so the caller can release them even when
+        this raises. One write transaction per run of attempts."""
+        out = LeaseSet(leased=True)
+        db = self._lease_db()
+        rest = list(keys)
+        while rest and len(out.held) < limit:
+            n = limit - len(out.held)
+            chunk, rest = rest[:n], rest[n:]
+            try:
+                with db.transact(retry=True):
+                    got = {}
+                    for key in chunk:
+                        token = uuid.uuid4().hex
+                        if db.add(f"{key}:lease", {**self._owner, "token": token},
+                                  expire=self.lease_ttl_s):
+                            got[key] = token
+                tokens.update(got)  # after the commit: these leases exist
+            except _STORAGE_ERRORS as exc:
+                raise self._storage_error("write to", exc) from None
+            for key in chunk:
+                if key not in tokens and self._lease_free(key):  # lapsed, or a dead holder
+                    token_or_none = self._try_lease(key)
+                    if token_or_none is not None:
+                        tokens[key] = token_or_none
+                (out.held if key in tokens else out.busy).append(key)
+        out.untried = rest
+        return out
+
+    def _release_many(self, tokens: dict[str, str]) -> None:
+        if not tokens:
+            return
+        db = self._lease_db()
+        try:
+            with db.transact(retry=True):
+                for key, token in tokens.items():
+                    holder = db.get(f"{key}:lease")
+                    if holder is not None and holder.get("token") == token:
+                        db.delete(f"{key}:lease")
+        except _STORAGE_ERRORS:
+            pass  # they lapse after lease_ttl_s
+
+    async def _renew_many(self, tokens: dict[str, str]) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ttl_s / 3)
+            try:
+                db = self._lease_db()
+                renewed = 0
+                with db.transact(retry=True):
+                    for key, token in tokens.items():
+                        holder = db.get(f"{key}:lease")
+                        if holder is not None and holder.get("token") == token:
+                            db.touch(f"{key}:lease", expire=self.lease_ttl_s)
+                            renewed += 1
+                if not renewed:
+                    return
+            except _STORAGE_ERRORS:
+                return
+
+    @asynccontextmanager
+    async def try_claim_many(self, keys: Sequence[str], limit: int | None = None,
+                             ) -> AsyncIterator[LeaseSet]:
+        """Take, without waiting, the leases of those ``keys`` that no other process holds,
+        for a body that computes several keys at once (one batched request).
+
+        In ``read-write`` mode each key's lease is taken as :meth:`claim` takes it (atomic
+        across processes; a lease whose holder on this host is dead, or that lapsed after
+        ``lease_ttl_s``, is taken over), in the order given, until ``limit`` are held. The
+        body runs holding them (renewed every ``lease_ttl_s / 3``); they are all released when
+        it leaves, also on an error or a cancellation. Nothing here waits, so two processes
+        taking overlapping key sets cannot deadlock: the keys another process holds are
+        returned as :attr:`LeaseSet.busy`, to be waited for with :meth:`wait_any` *after*
+        leaving the body (holding nothing) and then tried again. The body must read the cache
+        for its held keys first and store each successful answer before leaving.
+        Other modes: no lease; the first ``limit`` keys are held, the rest untried.
+
+        Args:
+            keys: distinct cache keys not found in the cache.
+            limit: most keys to hold (e.g. the request's batch size); None = all.
+
+        Yields:
+            a :class:`LeaseSet`.
+
+        Raises:
+            CacheStorageError: the lease database cannot be written (disk full…); the leases
+                taken before are released.
+        """
+        limit = len(keys) if limit is None else max(1, limit)
+        if self.mode != "read-write":
+            yield LeaseSet(held=list(keys[:limit]), untried=list(keys[limit:]))
+            return
+        tokens: dict[str, str] = {}
+        try:
+            leases = self._take_leases(keys, limit, tokens)
+            renew = asyncio.ensure_future(self._renew_many(tokens)) if tokens else None
+            try:
+                yield leases
+            finally:
+                if renew is not None:
+                    renew.cancel()
+        finally:
+            self._release_many(tokens)

@@ -10,6 +10,13 @@ not a valid embeddings object (HTML, cut-off JSON, a JSON array, a vector with t
 it, fewer vectors than inputs — :mod:`judge.judges.replies`) makes ``transport_error`` verdicts
 that keep the error and the raw reply; nothing is cached for those strings. Consecutive batches
 failing with the same fatal cause stop the judge early, as for the chat judges.
+
+Processes sharing a ``read-write`` cache embed each string once between them
+(:meth:`judge.cache.JudgeCache.try_claim_many`): before each request the judge takes, without
+waiting, the leases of the next uncached strings that no other process holds (up to a batch)
+and embeds those; strings another process holds are put aside and, once the judge has nothing
+else to do, waited for (holding no lease) and read from the cache — or embedded by this process
+when their holder gave them up, died, or did not answer within the cache's ``max_wait_s``.
 """
 
 from __future__ import annotations
@@ -72,6 +79,7 @@ class OpenAIEmbeddingJudge:
         self.stop_after = stop_after
         self._client: Any = None
         self._errors: dict[str, TransportError] = {}
+        self._keys: dict[str, str] = {}
 
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (the key's variable name, never its value)."""
@@ -84,71 +92,116 @@ class OpenAIEmbeddingJudge:
         return len({s for p in pairs for s in p})
 
     def _key(self, text: str) -> str:
-        return cache_key(backend="openai-embedding", base_url=self.base_url, model=self.model,
-                         kind="embedding", text=text)
+        key = self._keys.get(text)
+        if key is None:  # memoised for the run: each string's key is needed several times
+            key = self._keys[text] = cache_key(backend="openai-embedding",
+                                               base_url=self.base_url, model=self.model,
+                                               kind="embedding", text=text)
+        return key
 
     async def _embed(self, texts: list[str], ctx: JudgeContext) -> dict[str, np.ndarray]:
         """Vectors of ``texts`` (cache first); a string whose request failed is left out and
         its error recorded in ``self._errors``."""
-        import httpx2
-        import openai
         from openai import AsyncOpenAI
-
-        from judge.judges.replies import embeddings_result
 
         stop = early_stop_of(ctx, self.id, self.stop_after)
         out: dict[str, np.ndarray] = {}
-        missing = []
-        for t in texts:
-            vec = _cached_vector(ctx.cache.get(self._key(t)))
-            if vec is not None:
-                out[t] = vec
-                ctx.stats.cache_hits += 1
-                ctx.advance(1)
-            else:
-                missing.append(t)
+        missing = [t for t in texts if not self._from_cache(t, ctx, out)]
         if missing and self._client is None:
             self._client = AsyncOpenAI(api_key=os.environ.get(self.api_key_env) or "no-key-needed",
                                        base_url=self.base_url, timeout=self.timeout_s,
                                        max_retries=self.max_retries)
-        for i in range(0, len(missing), BATCH):
-            batch = missing[i:i + BATCH]
-            if stop.stopped:
-                self._errors.update({t: _NotAttempted(stop) for t in batch})
-                ctx.advance(len(batch))
-                continue
-            try:
-                # the SDK's generic request (its retries, backoff, typed errors) returning the
-                # raw response, so a malformed reply is checked and kept, never a crash; the
-                # body is what embeddings.create sends (base64 float32 vectors)
-                resp = await self._client.post(
-                    "/embeddings", body={"model": self.model, "input": batch,
-                                         "encoding_format": "base64"}, cast_to=httpx2.Response)
-                vectors, tokens = embeddings_result(resp, len(batch))
-            except (openai.OpenAIError, TransportError) as exc:
-                err = exc if isinstance(exc, TransportError) else describe_sdk_error(
-                    exc, self.base_url, self.timeout_s)
-                stop.record(err)
-                ctx.stats.judge_calls += len(batch)
-                self._errors.update({t: err for t in batch})
-                ctx.advance(len(batch))
-                continue
-            stop.record(None)
-            ctx.stats.judge_calls += len(batch)
-            ctx.stats.tokens_in += tokens
-            if self.price is not None:
-                ctx.stats.cost_usd += self.price.cost(tokens, 0)
-            entries = {}
-            for t, vec in zip(batch, vectors, strict=True):
-                out[t] = vec
-                entries[self._key(t)] = {"embedding": vec.tolist(), "model": self.model}
-            ctx.cache.set_many(entries)
-            ctx.advance(len(batch))
+        cache = ctx.cache
+        key = {t: self._key(t) for t in missing}
+        text = {k: t for t, k in key.items()}  # key → string
+        busy_since: dict[str, float] = {}  # string → when another process was first seen on it
+        todo = missing
+        while todo:
+            deferred: list[str] = []  # held by another process
+            while todo:
+                if stop.stopped:
+                    self._errors.update({t: _NotAttempted(stop) for t in todo})
+                    ctx.advance(len(todo))
+                    todo = []
+                    break
+                async with cache.try_claim_many([key[t] for t in todo], limit=BATCH) as leases:
+                    held = [text[k] for k in leases.held]
+                    if leases.leased:  # stored by another process just before the lease?
+                        held = [t for t in held if not self._from_cache(t, ctx, out)]
+                    now = time.monotonic()
+                    for t in (text[k] for k in leases.busy):
+                        if now - busy_since.setdefault(t, now) >= cache.max_wait_s:
+                            held.append(t)  # waited max_wait_s for it: embed it anyway
+                        else:
+                            deferred.append(t)
+                    todo = [text[k] for k in leases.untried]
+                    for i in range(0, len(held), BATCH):
+                        await self._request(held[i:i + BATCH], ctx, stop, out)
+            if deferred:
+                oldest = min(busy_since[t] for t in deferred)
+                await cache.wait_any([key[t] for t in deferred],
+                                     cache.max_wait_s - (time.monotonic() - oldest))
+                # answered ones are hits; the rest are tried again (a free lease is taken, an
+                # overdue one embedded without lease)
+                todo = [t for t in deferred if not self._from_cache(t, ctx, out)]
         return out
+
+    def _from_cache(self, text: str, ctx: JudgeContext, out: dict[str, np.ndarray]) -> bool:
+        """Put ``text``'s cached vector in ``out`` (a hit, one unit of progress); False when
+        the cache has no usable vector for it."""
+        vec = _cached_vector(ctx.cache.get(self._key(text)))
+        if vec is None:
+            return False
+        out[text] = vec
+        ctx.stats.cache_hits += 1
+        ctx.advance(1)
+        return True
+
+    async def _request(self, batch: list[str], ctx: JudgeContext, stop: EarlyStop,
+                       out: dict[str, np.ndarray]) -> None:
+        """Embed ``batch`` (at most :data:`BATCH` strings) in one request: vectors into
+        ``out`` and the cache, or the failure into ``self._errors``."""
+        import httpx2
+        import openai
+
+        from judge.judges.replies import embeddings_result
+
+        if stop.stopped:
+            self._errors.update({t: _NotAttempted(stop) for t in batch})
+            ctx.advance(len(batch))
+            return
+        try:
+            # the SDK's generic request (its retries, backoff, typed errors) returning the
+            # raw response, so a malformed reply is checked and kept, never a crash; the
+            # body is what embeddings.create sends (base64 float32 vectors)
+            resp = await self._client.post(
+                "/embeddings", body={"model": self.model, "input": batch,
+                                     "encoding_format": "base64"}, cast_to=httpx2.Response)
+            vectors, tokens = embeddings_result(resp, len(batch))
+        except (openai.OpenAIError, TransportError) as exc:
+            err = exc if isinstance(exc, TransportError) else describe_sdk_error(
+                exc, self.base_url, self.timeout_s)
+            stop.record(err)
+            ctx.stats.judge_calls += len(batch)
+            self._errors.update({t: err for t in batch})
+            ctx.advance(len(batch))
+            return
+        stop.record(None)
+        ctx.stats.judge_calls += len(batch)
+        ctx.stats.tokens_in += tokens
+        if self.price is not None:
+            ctx.stats.cost_usd += self.price.cost(tokens, 0)
+        entries = {}
+        for t, vec in zip(batch, vectors, strict=True):
+            out[t] = vec
+            entries[self._key(t)] = {"embedding": vec.tolist(), "model": self.model}
+        ctx.cache.set_many(entries)
+        ctx.advance(len(batch))
 
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Embed every distinct string once, then score each pair by cosine."""
         self._errors = {}
+        self._keys = {}
         t0 = time.perf_counter()
         strings = list(dict.fromkeys(s for p in pairs for s in p))
         try:
@@ -184,6 +237,7 @@ class OpenAIEmbeddingJudge:
                                rationale=f"embedding cosine {cos:.2f} ({self.model}); raw "
                                          "cosine, not calibrated; no reasoning model",
                                raw=json.dumps({"cosine": round(cos, 6)}), **common))
+        self._keys = {}
         return out
 
 
