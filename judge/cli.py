@@ -202,6 +202,9 @@ def eval_command(
         help="Stop a remote judge after this many consecutive calls fail with the same "
              "fatal error (HTTP 401/403/404, connection refused, DNS failure); its "
              "remaining pairs are recorded as not attempted. 0 = never.")] = 8,
+    threads: Annotated[int | None, typer.Option(
+        help="local judge: BLAS threads (default automatic: 2 on an idle machine, 1 when "
+             "the other cores are busy).")] = None,
     prices: Annotated[Path | None, typer.Option(
         help="TOML price table (USD per 1M tokens) replacing the dated default.")] = None,
     fc_format: Annotated[str, typer.Option(
@@ -267,7 +270,7 @@ def eval_command(
                                rpm=rpm, tpm=tpm,
                                timeout_s=timeout, max_retries=max_retries,
                                prices=load_prices(prices), method=structured_method, http=http,
-                               stop_after=stop_after)
+                               stop_after=stop_after, threads=threads)
         specs = list(judge or [])
         judge_obj = (_build_judges(specs, judges_file, options, vote, quorum, tau)
                      if task == "selection" else None)
@@ -361,6 +364,9 @@ def calibrate_command(
     cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
     cache_mode: Annotated[str, typer.Option(
         help=f"One of: {', '.join(CACHE_MODES)}.")] = "read-write",
+    threads: Annotated[int | None, typer.Option(
+        help="local judge: BLAS threads (default automatic: 2 on an idle machine, 1 when "
+             "the other cores are busy).")] = None,
 ) -> None:
     """Choose τ for each judge from human-labelled pairs, with CIs, CV and plots.
 
@@ -374,7 +380,7 @@ def calibrate_command(
     """
     from judge.calibrate import run_calibration
     from judge.cliopts import check_min
-    from judge.judges import parse_judge_spec
+    from judge.judges import JudgeOptions, parse_judge_spec
     from judge.labels import load_labels
     from metrics import OBJECTIVES
 
@@ -387,7 +393,8 @@ def calibrate_command(
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
         specs = judge or ["local"]
-        judges = [parse_judge_spec(s) for s in specs]
+        options = JudgeOptions(threads=threads)
+        judges = [parse_judge_spec(s, options) for s in specs]
         if len({j.id for j in judges}) != len(judges):
             raise InputError("the same judge is given twice", field="judge")
         if max_chars < 0:

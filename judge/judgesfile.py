@@ -57,9 +57,9 @@ class JudgeEntry(BaseModel):
         model: model name; ``PROVIDER:MODEL`` for ``langchain``; the file path for ``table``;
             absent for ``local`` and ``lexical``.
         base_url, api_key_env, scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
-        method, max_batch, http, stop_after: as :class:`judge.judges.JudgeOptions` (absent =
-        the command line's value; ``stop_after`` = consecutive fatal failures after which the
-        judge stops, 0 = never).
+        method, max_batch, http, stop_after, threads: as :class:`judge.judges.JudgeOptions`
+        (absent = the command line's value; ``stop_after`` = consecutive fatal failures after
+        which the judge stops, 0 = never; ``threads`` = the ``local`` judge's BLAS threads).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -80,6 +80,7 @@ class JudgeEntry(BaseModel):
     max_batch: int | None = None
     http: str | None = None
     stop_after: int | None = None
+    threads: int | None = None
 
 
 class _Locator:

