@@ -20,7 +20,17 @@ if TYPE_CHECKING:
     from judge.matrix import SimilarityMatrix
     from judge.verdict import Verdict
 
-__version__ = "0.1.0"
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("simjudge")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
+"""simjudge's version, from the installed package's metadata (pyproject.toml's version)."""
 
 __all__ = ["EvalResult", "SimilarityMatrix", "Verdict", "__version__", "evaluate"]
 

@@ -16,7 +16,6 @@ For each judge (DESIGN.md "Calibration"):
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from judge import aio
 from judge.cache import JudgeCache
 from judge.judges import Judge, JudgeContext
 from judge.labels import LabelSet
+from judge.numbers import finite_or_none
 from metrics import (
     best_index,
     bootstrap_indices,
@@ -115,10 +115,6 @@ def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache) -> J
     return aio.run(_score_pairs_async(labels, judge, JudgeContext(cache=cache)))
 
 
-def _finite(x: float) -> float | None:
-    return None if (x is None or (isinstance(x, float) and math.isnan(x))) else float(x)
-
-
 def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
                     n_boot: int = 1000, folds: int = 5, seed: int = 0,
                     ) -> tuple[dict[str, Any], dict[str, NDArray[Any]] | None]:
@@ -160,7 +156,7 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
                 "or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
     base.update({
         "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
-        "spearman": _finite(spearman(s, raw)), "pearson": _finite(pearson(s, raw)),
+        "spearman": finite_or_none(spearman(s, raw)), "pearson": finite_or_none(pearson(s, raw)),
     })
     if np.unique(s).size < 2:
         return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
@@ -170,7 +166,7 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     tau = float(sweep["tau"][i])
     report: dict[str, Any] = {
         **base, "tau": tau,
-        "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else _finite(float(v[i])))
+        "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else finite_or_none(float(v[i])))
                    for k, v in sweep.items() if k != "tau"},
     }
     if n_boot > 0:
@@ -209,10 +205,10 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
             per_fold.append(objective_from_counts(*c, objective))
         report["cross_validation"] = {
             "folds": k, "seed": seed, "taus": fold_taus,
-            "objective_per_fold": [_finite(x) for x in per_fold],
-            "mean": _finite(float(np.nanmean(per_fold))) if per_fold else None,
-            "sd": _finite(float(np.nanstd(per_fold, ddof=1))) if len(per_fold) > 1 else None,
-            "pooled": _finite(objective_from_counts(int(pooled[0]), int(pooled[1]),
+            "objective_per_fold": [finite_or_none(x) for x in per_fold],
+            "mean": finite_or_none(float(np.nanmean(per_fold))) if per_fold else None,
+            "sd": finite_or_none(float(np.nanstd(per_fold, ddof=1))) if len(per_fold) > 1 else None,
+            "pooled": finite_or_none(objective_from_counts(int(pooled[0]), int(pooled[1]),
                                                     int(pooled[2]), int(pooled[3]), objective)),
         }
     return report, sweep
@@ -278,7 +274,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                    "positive_threshold": labels.positive_threshold,
                    "rows": labels.rows, "min_annotators": labels.min_annotators,
                    "max_annotators": labels.max_annotators,
-                   "inter_annotator_alpha": _finite(labels.alpha) if labels.alpha is not None
+                   "inter_annotator_alpha": finite_or_none(labels.alpha) if labels.alpha is not None
                    else None},
         "objective": objective, "rule": "a pair is predicted 'same' when score > tau; "
         "candidates are midpoints between consecutive distinct scores; ties go to the larger tau",

