@@ -1,6 +1,7 @@
 """Judgment-task metrics: accuracy, precision, recall and F1 from a binary confusion matrix.
 
-Source: seed 001 §4.2.1 (IFPUG ILF/EIF judgment tasks); the ``zero_division`` convention and
+Source: the standard binary-classification definitions (used, e.g., for the yes/no ILF/EIF
+judgment tasks of an LLM IFPUG function-point study); the ``zero_division`` convention and
 F1 = 2TP / (2TP + FP + FN) follow scikit-learn's ``precision_recall_fscore_support``.
 """
 
@@ -51,6 +52,10 @@ def confusion_counts(y_true: Any, y_pred: Any) -> tuple[int, int, int, int]:
     Returns:
         ``(tp, tn, fp, fn)`` as ints.
 
+    Examples:
+        >>> confusion_counts([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+        (2, 1, 1, 1)
+
     Raises:
         ValueError: unequal lengths, or a label that is not boolean (names argument and index).
     """
@@ -74,6 +79,13 @@ def scores_from_counts(tp: int, tn: int, fp: int, fn: int,
 
     Raises:
         ValueError: a negative count, or an invalid ``zero_division``.
+
+    Examples:
+        Nothing predicted positive: precision is 0/0, so ``zero_division``.
+
+        >>> s = scores_from_counts(tp=0, tn=3, fp=0, fn=1)
+        >>> s.accuracy, s.precision, s.recall, s.f1
+        (0.75, 0.0, 0.0, 0.0)
     """
     z = check_zero_division(zero_division)
     for name, v in (("tp", tp), ("tn", tn), ("fp", fp), ("fn", fn)):
@@ -104,7 +116,14 @@ def binary_scores(y_true: Any, y_pred: Any, zero_division: float = 0.0) -> Binar
         ValueError: unequal lengths, non-boolean labels (argument and index named), or an invalid
             ``zero_division``.
 
-    Source: seed 001 §4.2.1; agrees with ``sklearn.metrics.accuracy_score`` /
-    ``precision_recall_fscore_support(average="binary")``.
+    Source: accuracy = (TP+TN)/N, P = TP/(TP+FP), R = TP/(TP+FN), F1 = 2PR/(P+R); agrees with
+    ``sklearn.metrics.accuracy_score`` / ``precision_recall_fscore_support(average="binary")``.
+
+    Examples:
+        TP = 2, TN = 1, FP = 1, FN = 1: accuracy 3/5, P = R = 2/3, F1 = 4/6.
+
+        >>> s = binary_scores([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
+        >>> s.accuracy, round(s.precision, 4), round(s.recall, 4), round(s.f1, 4)
+        (0.6, 0.6667, 0.6667, 0.6667)
     """
     return scores_from_counts(*confusion_counts(y_true, y_pred), zero_division=zero_division)

@@ -1,18 +1,19 @@
 """Generation-text metrics: token precision/recall/F1, n-gram, weighted and multiple-choice
 precision.
 
-Source: seed 002 (精确率的数学原理). Decisions from DESIGN.md "Generation text":
+Definitions (the token-overlap scores of the SQuAD v1.1 evaluation script, Rajpurkar et al.
+2016, with a Chinese-aware tokenizer):
 
-* token precision = |Counter(answer) ∩ Counter(reference)| / len(answer) — clipped counts, as the
-  seed's reference code (``Counter(a) & Counter(b)``); recall divides by len(reference);
-  F1 is their harmonic mean (the SQuAD token-F1).
+* token precision = |Counter(answer) ∩ Counter(reference)| / len(answer) — clipped counts
+  (``Counter(a) & Counter(b)``, as SQuAD's ``f1_score`` and BLEU's modified precision);
+  recall divides by len(reference); F1 is their harmonic mean (the SQuAD token-F1);
 * with several references each metric is the **maximum over references, taken separately**
-  (SQuAD convention), so precision and recall may come from different references;
-* an empty answer scores 0.0 (seed 002 边界情况1).
+  (SQuAD's ``metric_max_over_ground_truths``), so precision and recall may come from
+  different references;
+* an empty answer scores 0.0 (no tokens, nothing correct).
 
-The seed's 边界情况3 claims "Python Python Python" vs "Python是编程语言" has precision 3/3; its own
-``Counter`` code gives 1/3 (the intersection clips "Python" to its one occurrence in the
-reference). We follow the code: 1/3.
+Because counts are clipped, a repeated token earns credit only as often as the reference has
+it: "Python Python Python" against "Python是编程语言" has precision 1/3, not 3/3.
 """
 
 from __future__ import annotations
@@ -67,7 +68,26 @@ def token_scores(answer: TokensOrText, references: str | Sequence[TokensOrText],
     Raises:
         ValueError: no references, a non-str token, or an unknown tokenizer.
 
-    Source: seed 002 §二–§三 and §十 ``calculate_precision``; SQuAD v1.1 token F1.
+    Source: SQuAD v1.1 token F1 (Rajpurkar et al. 2016), its ``metric_max_over_ground_truths``
+    for several references, applied to each of P, R and F1 separately.
+
+    Examples:
+        jieba gives 11 answer tokens; 4 of them (Python, 是, 一种, 编程语言) are in the
+        reference, so P = 4/11 and R = 4/4:
+
+        >>> s = token_scores("Python是一种高级编程语言，由Guido van Rossum创建",
+        ...                  "Python是一种编程语言")
+        >>> round(s.precision, 4), s.recall, round(s.f1, 4)
+        (0.3636, 1.0, 0.5333)
+
+        Several references: max(4/6, 3/6) for precision.
+
+        >>> s = token_scores("Python是一种动态类型编程语言",
+        ...                  ["Python是一种高级编程语言", "Python是编程语言"])
+        >>> round(s.precision, 4), s.recall
+        (0.6667, 1.0)
+        >>> token_scores("a a a", "a b", tokenizer="whitespace").precision  # clipped: 1/3
+        0.3333333333333333
     """
     refs = _references(references)
     if not refs:
@@ -105,8 +125,8 @@ def ngram_precision(answer: TokensOrText, reference: str | Sequence[TokensOrText
         tokenizer: as in :func:`token_scores`.
         clip: True (default) counts each answer n-gram at most as often as it occurs in the
             reference (BLEU's modified precision, consistent with :func:`token_scores`);
-            False counts every answer n-gram that occurs in the reference at all (the seed's
-            ``if ngram in reference_ngrams`` loop).
+            False counts every answer n-gram that occurs in the reference at all (membership,
+            unclipped).
 
     Returns:
         Precision in [0, 1]; 0.0 when the answer has fewer than ``n`` tokens.
@@ -114,7 +134,20 @@ def ngram_precision(answer: TokensOrText, reference: str | Sequence[TokensOrText
     Raises:
         ValueError: ``n < 1`` or no references.
 
-    Source: seed 002 §七.2 (bigram example: "Python是一种编程语言" vs "Python是高级编程语言" → 2/4).
+    Source: BLEU's modified n-gram precision p_n (Papineni et al. 2002) for one sentence;
+    ``clip=False`` is plain n-gram precision.
+
+    Examples:
+        Bigrams of the answer: (Python 是) (是 一种) (一种 编程) (编程 语言); two of them,
+        (Python 是) and (编程 语言), occur in the reference: 2/4.
+
+        >>> ngram_precision(["Python", "是", "一种", "编程", "语言"],
+        ...                 [["Python", "是", "高级", "编程", "语言"]], n=2)
+        0.5
+        >>> ngram_precision("a a b", "a b", n=1, tokenizer="whitespace", clip=False)  # 3/3
+        1.0
+        >>> round(ngram_precision("a a b", "a b", n=1, tokenizer="whitespace"), 4)  # clipped 2/3
+        0.6667
     """
     if n < 1:
         raise ValueError(f"n: n-gram order must be >= 1, got {n}")
@@ -141,8 +174,8 @@ def weighted_precision(answer: TokensOrText, reference: str | Sequence[TokensOrT
                        tokenizer: Tokenizer = "jieba") -> float:
     """Weighted token precision: Σ w(tok) over answer tokens found in the reference / Σ w(tok).
 
-    Exactly the seed's ``weighted_precision``: membership (not clipped counts) decides whether
-    an answer token is correct; tokens missing from ``weights`` weigh ``default_weight``.
+    Membership (not clipped counts) decides whether an answer token is correct; tokens missing
+    from ``weights`` weigh ``default_weight``.
     With several references, the maximum over references.
 
     Args:
@@ -158,7 +191,14 @@ def weighted_precision(answer: TokensOrText, reference: str | Sequence[TokensOrT
     Raises:
         ValueError: a negative weight, or no references.
 
-    Source: seed 002 §七.1.
+    Source: precision with per-token weights, Σ_{t ∈ answer, t ∈ ref} w(t) / Σ_{t ∈ answer} w(t)
+    (the weighted precision of a Chinese tutorial on generation precision, "精确率的数学原理").
+
+    Examples:
+        Answer tokens a, b, c with weights 2, 1, 1; a and b are in the reference: (2 + 1)/4.
+
+        >>> weighted_precision("a b c", "a b d", {"a": 2.0}, tokenizer="whitespace")
+        0.75
     """
     if default_weight < 0:
         raise ValueError(f"default_weight: must be >= 0, got {default_weight}")
@@ -189,11 +229,22 @@ def choice_precision(selected: Any, correct: Any, zero_division: float = 0.0) ->
         zero_division: value when nothing was selected (0.0, 1.0 or NaN); default 0.0.
 
     Returns:
-        Precision in [0, 1]. Seed 002 §四: [1,0,1,0]→1.0, [1,1,1,0]→2/3, [1,0,0,0]→1.0 against
-        [1,0,1,0] (choosing fewer never lowers precision: "宁可少选，不可选错").
+        Precision in [0, 1]; choosing fewer correct options never lowers it.
 
     Raises:
         ValueError: unequal lengths or a non-0/1 entry (argument and index named).
+
+    Source: TP / (TP + FP) over the options.
+
+    Examples:
+        Against correct options [1, 0, 1, 0]:
+
+        >>> choice_precision([1, 0, 1, 0], [1, 0, 1, 0])
+        1.0
+        >>> round(choice_precision([1, 1, 1, 0], [1, 0, 1, 0]), 4)  # 2 right of 3 chosen
+        0.6667
+        >>> choice_precision([1, 0, 0, 0], [1, 0, 1, 0])  # fewer, but all right
+        1.0
     """
     z = check_zero_division(zero_division)
     s = as_bool_vector(selected, "selected")

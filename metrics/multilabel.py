@@ -1,8 +1,8 @@
 """Multi-label metrics: per-class (C-P, C-R, C-F1), overall (O-P, O-R, O-F1), per-sample, F-β.
 
-Source: seed 004 §一 (多标签评价指标). Its formulas mislabel the averages (both pairs are
-written ``CP``/``OP``); DESIGN.md fixes the names, as in the multi-label literature (e.g.
-ML-GCN, Chen et al. 2019):
+Source: the per-class (C-) and overall (O-) averages of the multi-label classification
+literature (e.g. ML-GCN, Chen et al. 2019), with names as there (some tutorials write both
+pairs as ``CP``/``OP``), and scikit-learn's averages:
 
 * C-P = (1/C) Σ_c N_c^correct / N_c^pred, C-R = (1/C) Σ_c N_c^correct / N_c^gold (per-class
   averages = scikit-learn ``average="macro"`` precision/recall);
@@ -13,8 +13,8 @@ ML-GCN, Chen et al. 2019):
   ``average="micro"``);
 * per-sample P/R/F1 = the mean over samples (= scikit-learn ``average="samples"``).
 
-F-β = (1 + β²)·P·R / (β²·P + R). (The seed writes the denominator as β²·(P + R), a typo: with
-β = 1 it would give PR/(P+R), half the F1 it then states.)
+F-β = (1 + β²)·P·R / (β²·P + R) (van Rijsbergen 1979). (A denominator of β²·(P + R), seen in
+some tutorials, is a typo: with β = 1 it gives PR/(P+R), half the F1.)
 
 Field spelling: ``or`` is a Python keyword, so overall recall is ``or_`` (PEP 8's trailing
 underscore); :meth:`MultilabelScores.to_dict` uses the plain key ``"or"``.
@@ -49,6 +49,10 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
 
     Raises:
         ValueError: ``beta <= 0``.
+
+    Examples:
+        >>> round(f_beta(0.5, 1.0), 4), round(f_beta(0.5, 1.0, beta=2), 4)  # 2·0.5/1.5, 5·0.5/3
+        (0.6667, 0.8333)
     """
     if beta <= 0:
         raise ValueError(f"beta: must be > 0, got {beta}")
@@ -124,8 +128,23 @@ def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
         ValueError: not 2-D, shapes differ, an entry other than 0/1 (``y_pred[r, c]`` named),
             no samples, ``beta <= 0``.
 
-    Source: seed 004 §一.4 with DESIGN.md's names; agrees with scikit-learn's
+    Source: the definitions in this module's docstring; agrees with scikit-learn's
     ``precision_recall_fscore_support`` (macro P/R, micro, samples).
+
+    Examples:
+        Per class: c0 P = R = 1; c1 P = 1/2, R = 1; c2 never predicted, P = 0 (zero_division),
+        R = 0. C-P = 1.5/3, C-R = 2/3, C-F1 = 2·C-P·C-R/(C-P + C-R) = 4/7. Overall 2 correct of
+        3 predicted and 3 gold: O-P = O-R = 2/3. Per sample: (1/2 + 1)/2 for each of P, R, F1.
+
+        >>> s = multilabel_scores([[1, 0, 1], [0, 1, 0]], [[1, 1, 0], [0, 1, 0]])
+        >>> round(s.cp, 4), round(s.cr, 4), round(s.cf1, 4)
+        (0.5, 0.6667, 0.5714)
+        >>> round(s.op, 4), round(s.or_, 4), round(s.of1, 4)
+        (0.6667, 0.6667, 0.6667)
+        >>> s.sample_precision, s.sample_recall, s.sample_f1
+        (0.75, 0.75, 0.75)
+        >>> s.class_precision.tolist()
+        [1.0, 0.5, 0.0]
     """
     z = check_zero_division(zero_division)
     t = as_binary_matrix(y_true, "y_true")

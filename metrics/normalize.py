@@ -1,7 +1,8 @@
 """String normalisation used to decide exact matches.
 
-Source: seed 001 §4.2.2 ("去除大小写、去空格等标准化处理"); DESIGN.md "Building a similarity
-matrix" step 1: Unicode NFKC, case folding, removal of every whitespace character.
+Exact matches are decided after "removing case and spaces" (the IFPUG function-point study's
+normalisation), made precise here as: Unicode NFKC (Unicode Standard Annex #15), case folding
+(``str.casefold``, Unicode full case folding), removal of every whitespace character.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ def normalize(text: str) -> str:
 
     Raises:
         TypeError: if ``text`` is not a ``str``.
+
+    Examples:
+        >>> normalize("Ｓｃｒｅｅｎ  Security\u3000Info")  # full-width letters, ideographic space
+        'screensecurityinfo'
+        >>> normalize("Straße") == normalize("STRASSE")  # casefold maps ß to ss
+        True
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected str, got {type(text).__name__}")

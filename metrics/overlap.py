@@ -4,11 +4,14 @@
   tokenizer lower-cases and deletes every character outside ``[a-z0-9]``, so any Chinese text
   scores 0 with it — never used here.
 * BLEU-4: ``nltk.translate.bleu_score.sentence_bleu`` with uniform 4-gram weights and
-  ``SmoothingFunction().method3`` (seed 003's choice), on the same tokens as ROUGE.
+  ``SmoothingFunction().method3`` (Chen & Cherry 2014, "A Systematic Comparison of Smoothing
+  Techniques for Sentence-Level BLEU", the NIST geometric smoothing), on the same tokens as
+  ROUGE. ROUGE-N and ROUGE-L are Lin (2004); BLEU is Papineni et al. (2002).
 
-Tokens are jieba's with whitespace-only tokens dropped (DESIGN.md). Seed 003's script fed BLEU
-the raw ``jieba.cut`` output, spaces included, while its ROUGE library split on spaces; we use
-one token list for both, so the two metrics see the same text.
+Tokens are jieba's with whitespace-only tokens dropped, and ROUGE and BLEU get the same token
+list, so the two metrics see the same text (a Chinese NLU-evaluation tutorial's reference
+script, which this module otherwise follows, fed BLEU jieba tokens including spaces while its
+ROUGE library split on spaces).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from metrics.tokenize import Tokenizer, get_tokenizer
 # every `simjudge` command would otherwise pay.
 
 OVERLAP_KEYS = ("rouge-1", "rouge-2", "rouge-l", "bleu-4")
-"""Keys of :func:`rouge_bleu`'s result, as in seed 003's ``fc_score`` output."""
+"""Keys of :func:`rouge_bleu`'s result (also keys of :func:`metrics.fc_score`'s result)."""
 
 
 
@@ -57,7 +60,16 @@ def bleu4(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     """Sentence BLEU-4 of ``hypothesis`` tokens against one ``reference`` token list.
 
     nltk ``sentence_bleu`` with weights (0.25,)*4 and ``SmoothingFunction().method3``
-    (NIST geometric sequence smoothing). Returns a value in [0, 1]; 0.0 for an empty hypothesis.
+    (NIST geometric sequence smoothing, Chen & Cherry 2014). Returns a value in [0, 1]; 0.0
+    for an empty hypothesis.
+
+    Examples:
+        Modified precisions p1..p4 = 3/4, 1/3, 0/2, 0/1; method3 replaces the k-th zero by
+        1/(2^k · count): p3 = 1/4, p4 = 1/4. BLEU = (3/4 · 1/3 · 1/4 · 1/4)^(1/4) = 1/√8
+        (brevity penalty 1).
+
+        >>> round(bleu4(["打开", "客厅", "的", "灯"], ["打开", "卧室", "的", "灯"]), 4)
+        0.3536
     """
     if not hypothesis or not reference:
         return 0.0
@@ -77,8 +89,11 @@ class RougeBleu:
             unique string once.
 
     Call :meth:`score` with ``(gold_text, pred_text)``; results are in [0, 1]. An empty side
-    scores 0.0 on every metric (as seed 003's ``fc_score``, whose ROUGE raises on empty text and
-    falls back to 0.0).
+    scores 0.0 on every metric (there is nothing to overlap; rouge-score's F is 0 there too).
+
+    Examples:
+        >>> RougeBleu().score("打开客厅的灯", "打开客厅的灯")["rouge-l"]
+        1.0
     """
 
     def __init__(self, tokenizer: Tokenizer = "jieba") -> None:
@@ -114,5 +129,22 @@ class RougeBleu:
 
 
 def rouge_bleu(gold_text: str, pred_text: str, tokenizer: Tokenizer = "jieba") -> dict[str, float]:
-    """One-off ROUGE-1/2/L F and BLEU-4 (see :class:`RougeBleu`; reuse that for many pairs)."""
+    """One-off ROUGE-1/2/L F and BLEU-4 (see :class:`RougeBleu`; reuse that for many pairs).
+
+    Args:
+        gold_text: the reference text.
+        pred_text: the predicted text.
+        tokenizer: as in :class:`RougeBleu` (default ``"jieba"``).
+
+    Returns:
+        ``{"rouge-1", "rouge-2", "rouge-l", "bleu-4"}`` → float in [0, 1].
+
+    Examples:
+        jieba splits both into 4 tokens (打开 客厅/卧室 的 灯). ROUGE-1 F = 3/4 (3 shared
+        unigrams of 4 each side); ROUGE-2 F = 1/3 (only 的灯 of 3 bigrams); ROUGE-L F = 3/4
+        (LCS 打开 的 灯); BLEU-4 = 1/√8 as in :func:`bleu4`.
+
+        >>> {k: round(v, 4) for k, v in rouge_bleu("打开客厅的灯", "打开卧室的灯").items()}
+        {'rouge-1': 0.75, 'rouge-2': 0.3333, 'rouge-l': 0.75, 'bleu-4': 0.3536}
+    """
     return RougeBleu(tokenizer).score(gold_text, pred_text)

@@ -1,12 +1,14 @@
 """Ranking metrics: AP, MAP (and @k), NDCG@k, ERR@k, and TREC qrels/run readers.
 
-Source: seed 004 §二 (位置相关的指标: MAP, NDCG, ERR). Conventions follow trec_eval (NIST),
-the field's reference, so results agree with it (tests compare with pytrec_eval):
+Source: trec_eval (NIST), the field's reference implementation, whose conventions are followed
+so results agree with it (tests compare with pytrec_eval); Järvelin & Kekäläinen (2002) for
+NDCG; Chapelle et al. (2009) for ERR:
 
 * a document is relevant when its grade >= ``relevance_level`` (default 1); unjudged = 0;
 * AP divides by the **number of relevant documents in the judgments**, R (trec_eval ``map``).
-  Seed 004's worked example divides by the list length 10 (giving 0.26 for relevant ranks
-  1, 2, 5); that is non-standard — with R = 3, AP = (1/1 + 2/2 + 3/5)/3 = 0.8667;
+  Some tutorials (e.g. a Chinese multi-label metrics note this project started from) divide
+  by the list length instead (0.26 for relevant ranks 1, 2, 5 of 10); that is non-standard —
+  with R = 3, AP = (1/1 + 2/2 + 3/5)/3 = 0.8667;
 * AP@k (trec_eval ``map_cut_k``) keeps the denominator R and sums over the top k only;
 * NDCG: DCG = Σ_i gain(g_i) / log2(i + 1) over ranks i = 1..k; IDCG from the judged grades in
   descending order; linear gain g (trec_eval ``ndcg``/``ndcg_cut``, scikit-learn
@@ -64,11 +66,21 @@ def average_precision(ranking: Sequence[str], relevance: Relevance, k: int | Non
     Returns:
         AP in [0, 1] = (1/R) Σ_{relevant retrieved at rank r ≤ k} precision@r, R = number of
         relevant documents in ``relevance``; 0.0 when R = 0.
-        Seed 004's example (relevant at ranks 1, 2, 5 of 10, R = 3) gives 0.8667; the seed's
-        0.26 divides by the list length, which is non-standard.
+        Dividing by the list length instead of R (as some tutorials do) is non-standard.
 
     Raises:
         ValueError: a duplicate id (index named) or a bad ``k``.
+
+    Examples:
+        Relevant documents at ranks 1, 2 and 5 of 10, R = 3:
+        AP = (1/1 + 2/2 + 3/5) / 3 = 0.8667; AP@2 = (1/1 + 2/2) / 3.
+
+        >>> ranking = [f"d{i}" for i in range(1, 11)]
+        >>> rel = {"d1": 1, "d2": 1, "d5": 1, "d7": 0}
+        >>> round(average_precision(ranking, rel), 4)
+        0.8667
+        >>> round(average_precision(ranking, rel, k=2), 4)
+        0.6667
     """
     docs = _check_ranking(ranking)
     _check_k(k)
@@ -96,6 +108,12 @@ def dcg_at_k(grades: Sequence[float], k: int | None = None, gain: str = "linear"
     """DCG = Σ_{i=1..k} gain(grade_i) / log2(i + 1) for grades listed in rank order.
 
     Grades <= 0 contribute nothing (trec_eval ignores negative "junk" grades in NDCG).
+
+    Examples:
+        >>> round(dcg_at_k([3, 2, 0, 1]), 4)  # 3/1 + 2/log2(3) + 0 + 1/log2(5)
+        4.6925
+        >>> dcg_at_k([3, 2, 0, 1], k=1, gain="exponential")  # 2^3 − 1
+        7.0
     """
     _check_k(k)
     return math.fsum(_gain(g, gain) / math.log2(i + 2)
@@ -120,6 +138,14 @@ def ndcg_at_k(ranking: Sequence[str], relevance: Relevance, k: int | None = None
 
     Raises:
         ValueError: duplicate ids, bad ``k`` or unknown ``gain``.
+
+    Examples:
+        DCG = 0 + 2/log2(3) + 1/log2(4) = 1.7619; IDCG (grades 2, 1) = 2 + 1/log2(3) = 2.6309.
+
+        >>> round(ndcg_at_k(["a", "b", "c"], {"a": 0, "b": 2, "c": 1}), 4)
+        0.6697
+        >>> ndcg_at_k(["a", "b", "c"], {"a": 0, "b": 2, "c": 1}, k=1)  # DCG@1 = 0
+        0.0
     """
     docs = _check_ranking(ranking)
     _check_k(k)
@@ -149,6 +175,14 @@ def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
     Raises:
         ValueError: a grade above ``max_grade`` (doc id named), ``max_grade <= 0``, duplicates
             or a bad ``k``.
+
+    Examples:
+        On a 0..2 scale R(2) = 3/4 and R(1) = 1/4: ERR = 3/4 + (1/2)·(1 − 3/4)·(1/4) = 0.78125.
+
+        >>> err_at_k(["a", "b"], {"a": 2, "b": 1}, max_grade=2)
+        0.78125
+        >>> err_at_k(["a", "b"], {"a": 2, "b": 1}, max_grade=2, k=1)
+        0.75
     """
     docs = _check_ranking(ranking)
     _check_k(k)
@@ -188,6 +222,15 @@ def mean_average_precision(run: Run, qrels: Qrels, k: int | None = None,
 
     Raises:
         ValueError: no query in common, duplicate ids.
+
+    Examples:
+        q1: relevant at ranks 1, 3 (AP = (1 + 2/3)/2); q2: relevant at rank 2 (AP = 1/2);
+        q3 has no judgments and is skipped. MAP = (0.8333 + 0.5)/2.
+
+        >>> run = {"q1": ["a", "b", "c"], "q2": ["x", "y"], "q3": ["z"]}
+        >>> qrels = {"q1": {"a": 1, "c": 1}, "q2": {"y": 1}}
+        >>> round(mean_average_precision(run, qrels), 4)
+        0.6667
     """
     qids = _per_query(run, qrels)
     return math.fsum(average_precision(run[q], qrels[q], k, relevance_level)
@@ -195,13 +238,28 @@ def mean_average_precision(run: Run, qrels: Qrels, k: int | None = None,
 
 
 def mean_ndcg(run: Run, qrels: Qrels, k: int | None = None, gain: str = "linear") -> float:
-    """Mean :func:`ndcg_at_k` over the run's judged queries (trec_eval ``ndcg``/``ndcg_cut``)."""
+    """Mean :func:`ndcg_at_k` over the run's judged queries (trec_eval ``ndcg``/``ndcg_cut``).
+
+    Examples:
+        NDCG is 1 for q1 and 1/log2(3) for q2 (relevant at rank 2): mean (1 + 0.6309)/2.
+
+        >>> run, qrels = {"q1": ["a", "b"], "q2": ["c", "d"]}, {"q1": {"a": 1}, "q2": {"d": 1}}
+        >>> round(mean_ndcg(run, qrels), 4)
+        0.8155
+    """
     qids = _per_query(run, qrels)
     return math.fsum(ndcg_at_k(run[q], qrels[q], k, gain) for q in qids) / len(qids)
 
 
 def mean_err(run: Run, qrels: Qrels, max_grade: float, k: int | None = None) -> float:
-    """Mean :func:`err_at_k` over the run's judged queries."""
+    """Mean :func:`err_at_k` over the run's judged queries.
+
+    Examples:
+        On a 0..1 scale ERR is R(1) = 1/2 for q1 and 0 for q2: mean 0.25.
+
+        >>> mean_err({"q1": ["a"], "q2": ["b"]}, {"q1": {"a": 1}, "q2": {"b": 0}}, max_grade=1)
+        0.25
+    """
     qids = _per_query(run, qrels)
     return math.fsum(err_at_k(run[q], qrels[q], max_grade, k) for q in qids) / len(qids)
 

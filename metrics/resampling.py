@@ -19,6 +19,13 @@ def bootstrap_indices(n: int, n_boot: int, seed: int = 0) -> NDArray[np.intp]:
 
     Raises:
         ValueError: ``n < 1`` or ``n_boot < 1``.
+
+    Examples:
+        >>> idx = bootstrap_indices(5, 1000, seed=0)
+        >>> idx.shape, bool(idx.min() >= 0 and idx.max() <= 4)
+        ((1000, 5), True)
+        >>> bool((bootstrap_indices(5, 3, seed=1) == bootstrap_indices(5, 3, seed=1)).all())
+        True
     """
     if n < 1 or n_boot < 1:
         raise ValueError(f"n and n_boot must be >= 1, got {n} and {n_boot}")
@@ -38,6 +45,13 @@ def percentile_ci(values: Any, level: float = 0.95) -> tuple[float, float]:
 
     Raises:
         ValueError: ``level`` outside (0, 1).
+
+    Examples:
+        50% interval: the 25th and 75th percentiles (numpy's linear interpolation) of 1..5;
+        the NaN replicate is dropped.
+
+        >>> percentile_ci([1, 2, 3, 4, 5, float("nan")], level=0.5)
+        (2.0, 4.0)
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level: expected a coverage in (0, 1), got {level}")
@@ -62,6 +76,16 @@ def stratified_folds(labels: Any, k: int, seed: int = 0) -> list[NDArray[np.intp
 
     Raises:
         ValueError: ``k < 2`` or larger than the smaller class.
+
+    Examples:
+        2 positives and 4 negatives in 2 folds: each fold gets 1 positive and 2 negatives.
+
+        >>> labels = [1, 1, 0, 0, 0, 0]
+        >>> folds = stratified_folds(labels, k=2)
+        >>> [(len(f), sum(labels[i] for i in f)) for f in folds]
+        [(3, 1), (3, 1)]
+        >>> sorted(i for f in folds for i in f.tolist())
+        [0, 1, 2, 3, 4, 5]
     """
     y = as_bool_vector(labels, "labels")
     n_min = int(min(y.sum(), (~y).sum()))

@@ -1,15 +1,17 @@
 """Selection-task metrics: exact matches, fuzzy TP and fuzzy precision/recall/F1.
 
-Source: seed 001 §4.2.2 (IFPUG ILF/EIF selection tasks). Decisions from DESIGN.md "Metric
-definitions":
+Definitions: the fuzzy precision/recall of an LLM-based IFPUG function-point study (scoring
+predicted ILF/EIF name lists against gold lists with a semantic-similarity judge and τ = 0.7;
+the study's evaluator is not published), with these rules where it leaves a choice open:
 
 * exact matches (equal :func:`metrics.normalize` strings) are assigned first, one-to-one, each
   worth 1.0;
 * the remaining predictions and gold items are matched one-to-one by a maximum-weight matching
-  (``scipy.optimize.linear_sum_assignment``) restricted to similarities **strictly greater**
+  (the assignment problem, Kuhn 1955; solved with ``scipy.optimize.linear_sum_assignment``)
+  restricted to similarities **strictly greater**
   than τ; NaN ("no verdict") is never matched;
 * TP_fuzzy = N_exact + Σ matched similarities; P = TP_fuzzy / |pred|, R = TP_fuzzy / |truth|,
-  F1 = 2PR / (P + R);
+  F1 = 2PR / (P + R) (so an exact match counts fully and a near-synonym counts its similarity);
 * both sides empty → P = R = F1 = 1.0; one side empty → ``zero_division`` for the undefined
   ratio (0.0 by default), 0.0 for the defined one.
 
@@ -32,7 +34,7 @@ from metrics._validation import check_zero_division, safe_div
 from metrics.normalize import normalize
 
 DEFAULT_TAU = 0.7
-"""The threshold of seed 001 (τ = 0.7): a similarity must be strictly greater to match."""
+"""The IFPUG study's threshold τ = 0.7: a similarity must be strictly greater to match."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class FuzzyMatchResult:
 
     @property
     def semantic_matches(self) -> list[tuple[str, str, float]]:
-        """The non-exact matches as ``(pred, truth, score)``, the seed's "semantic match list"."""
+        """The non-exact matches as ``(pred, truth, score)`` (the IFPUG evaluator's
+        "semantic matches" list)."""
         return [(self.pred[m.pred_index], self.truth[m.truth_index], m.score)
                 for m in self.matches if not m.exact]
 
@@ -161,6 +164,12 @@ def fuzzy_prf(tp: float, n_pred: int, n_truth: int,
         ``(precision, recall, f1)``: (1, 1, 1) when both sides are empty; otherwise P = tp/n_pred
         and R = tp/n_truth (``zero_division`` for an empty side) and F1 = 2PR/(P+R), 0.0 when
         P + R = 0, NaN when either is NaN.
+
+    Examples:
+        >>> [round(x, 4) for x in fuzzy_prf(1.5, 2, 3)]  # P = 1.5/2, R = 1.5/3
+        [0.75, 0.5, 0.6]
+        >>> fuzzy_prf(0.0, 0, 0), fuzzy_prf(0.0, 0, 2)
+        ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
     """
     z = check_zero_division(zero_division)
     if n_pred == 0 and n_truth == 0:
@@ -215,6 +224,10 @@ def exact_assignment(pred: Sequence[str], truth: Sequence[str]) -> list[tuple[in
 
     Returns:
         ``[(pred_index, truth_index), ...]`` sorted by ``pred_index``.
+
+    Examples:
+        >>> exact_assignment(["A b", "x", "ab"], ["AB", "ab ", "y"])
+        [(0, 0), (2, 1)]
     """
     pool: dict[str, deque[int]] = defaultdict(deque)
     for j, t in enumerate(truth):
@@ -237,6 +250,13 @@ def max_weight_matching(sim: NDArray[np.float64], tau: float) -> list[tuple[int,
     Returns:
         ``[(row, col), ...]`` sorted by row; every chosen entry satisfies ``sim[row, col] > tau``
         and the sum of chosen entries is maximal (``scipy.optimize.linear_sum_assignment``).
+
+    Examples:
+        Greedy would take 0.9 and leave row 1 unmatched; the maximum weight is 0.8 + 0.85.
+
+        >>> import numpy as np
+        >>> max_weight_matching(np.array([[0.9, 0.8], [0.85, 0.1]]), 0.7)
+        [(0, 1), (1, 0)]
     """
     if sim.size == 0:
         return []
@@ -265,7 +285,7 @@ def fuzzy_match(pred: Sequence[str], truth: Sequence[str], sim: Any = None,
             "no verdict" (never matched). ``None`` means no verdicts at all (exact matches only).
             Entries of exactly matched pairs are ignored.
         tau: threshold τ in [0, 1]; a pair is a semantic match only if its similarity is
-            strictly greater than τ. Default 0.7 (seed 001).
+            strictly greater than τ. Default 0.7 (the IFPUG study's value).
         zero_division: value (0.0, 1.0 or NaN) for precision when ``pred`` is empty or recall
             when ``truth`` is empty (both empty → 1.0). Default 0.0.
 
@@ -277,7 +297,21 @@ def fuzzy_match(pred: Sequence[str], truth: Sequence[str], sim: Any = None,
         ValueError: a non-string item, ``sim`` of the wrong shape, a score outside [0, 1]
             (argument and index named), τ outside [0, 1], or an invalid ``zero_division``.
 
-    Source: seed 001 §4.2.2; DESIGN.md "Selection tasks".
+    Source: the rules in this module's docstring: exact (normalised) matches first, then a
+    maximum-weight one-to-one matching over similarities > τ; TP_fuzzy = N_exact + Σ matched
+    similarities, P = TP_fuzzy/|pred|, R = TP_fuzzy/|truth|.
+
+    Examples:
+        "Employee" matches "employee" exactly (1.0); 职位信息 ↔ "Job Information" is a
+        semantic match (0.9 > 0.7); "Payroll" at 0.6 is not. TP = 1.9, P = 1.9/3, R = 1.9/2,
+        F1 = 2·TP/(|pred| + |truth|) = 3.8/5.
+
+        >>> r = fuzzy_match(["Employee", "职位信息", "Payroll"], ["employee", "Job Information"],
+        ...                 [[0.0, 0.1], [0.2, 0.9], [0.5, 0.6]])
+        >>> r.n_exact, round(r.tp_fuzzy, 4), round(r.precision, 4), r.recall, round(r.f1, 4)
+        (1, 1.9, 0.6333, 0.95, 0.76)
+        >>> r.semantic_matches, r.unmatched_pred()
+        ([('职位信息', 'Job Information', 0.9)], [2])
     """
     p = _check_strings(pred, "pred")
     t = _check_strings(truth, "truth")
@@ -318,6 +352,18 @@ def aggregate_fuzzy(results: Sequence[FuzzyMatchResult],
 
     Raises:
         ValueError: if ``results`` is empty.
+
+    Examples:
+        Item 1: 1 exact match of 1 pred / 2 gold (P = 1, R = 0.5); item 2: 1 pred, 1 gold,
+        similarity 0.8 (P = R = 0.8). Macro P = (1 + 0.8)/2 = 0.9; micro P = ΣTP/Σ|pred| =
+        1.8/2 = 0.9, micro R = 1.8/3 = 0.6.
+
+        >>> a = aggregate_fuzzy([fuzzy_match(["a"], ["a", "b"]),
+        ...                      fuzzy_match(["x"], ["y"], [[0.8]])])
+        >>> round(a.macro_precision, 4), round(a.macro_recall, 4)
+        (0.9, 0.65)
+        >>> round(a.micro_precision, 4), round(a.micro_recall, 4), round(a.micro_f1, 4)
+        (0.9, 0.6, 0.72)
     """
     if len(results) == 0:
         raise ValueError("results: cannot aggregate an empty list of items")

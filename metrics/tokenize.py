@@ -1,9 +1,9 @@
 """Tokenisers shared by the text metrics.
 
-* ``whitespace``: ``str.split()`` (the seed 002 reference code's ``answer.split()``).
-* ``jieba``: ``jieba.cut`` (precise mode, HMM on) with whitespace-only tokens dropped
-  (DESIGN.md "Generation text"); memoised per unique string, so a corpus with repeated strings
-  is segmented once per string.
+* ``whitespace``: ``str.split()``.
+* ``jieba``: ``jieba.cut`` (precise mode, HMM on) with whitespace-only tokens dropped (so
+  "Guido van Rossum" gives three tokens, not five with the two spaces); memoised per unique
+  string, so a corpus with repeated strings is segmented once per string.
 * ``char``: one token per non-whitespace character.
 
 A tokenizer argument is one of those names or any callable ``str -> Sequence[str]``.
@@ -24,7 +24,12 @@ TokensOrText = str | Sequence[str]
 
 
 def whitespace_tokenize(text: str) -> list[str]:
-    """Split on runs of whitespace (``str.split()``)."""
+    """Split on runs of whitespace (``str.split()``).
+
+    Examples:
+        >>> whitespace_tokenize("  turn on\tthe light ")
+        ['turn', 'on', 'the', 'light']
+    """
     return text.split()
 
 
@@ -45,15 +50,23 @@ def _jieba_cached(text: str) -> tuple[str, ...]:
 def jieba_tokenize(text: str) -> list[str]:
     """Segment with jieba (precise mode) and drop whitespace-only tokens.
 
-    ``jieba_tokenize("Python是一种高级编程语言，由Guido van Rossum创建")`` →
-    ``["Python", "是", "一种", "高级", "编程语言", "，", "由", "Guido", "van", "Rossum", "创建"]``
-    (11 tokens, the seed 002 example). Results are memoised per string.
+    Results are memoised per string. jieba's default dictionary makes the output
+    deterministic for a given jieba version.
+
+    Examples:
+        >>> jieba_tokenize("Python是一种高级编程语言，由Guido van Rossum创建")
+        ['Python', '是', '一种', '高级', '编程语言', '，', '由', 'Guido', 'van', 'Rossum', '创建']
     """
     return list(_jieba_cached(text))
 
 
 def char_tokenize(text: str) -> list[str]:
-    """One token per non-whitespace character."""
+    """One token per non-whitespace character.
+
+    Examples:
+        >>> char_tokenize("打开 灯")
+        ['打', '开', '灯']
+    """
     return [c for c in text if not c.isspace()]
 
 
