@@ -41,12 +41,20 @@ ERROR_TYPES = ("wrong_count", "wrong_name", "missing_required", "unexpected_para
 """Error types reported per item, in the order a check meets them."""
 
 StringEquivalent = Callable[[str, str], bool]
+EquivalentFor = Callable[[str, str], StringEquivalent | None]
+"""``(function, parameter) -> string_equivalent``: semantic equality that depends on the
+parameter (``function`` is the schema's name); returning None = exact comparison only."""
 
 _STD = re.compile(r"[ ,./\-_*^]")
 
 
 def standardize_string(s: str) -> str:
-    """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` → ``"``."""
+    """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` → ``"``.
+
+    Examples:
+        >>> standardize_string("New York, N.Y.")
+        'newyorkny'
+    """
     return _STD.sub("", s).lower().replace("'", '"')
 
 
@@ -180,7 +188,8 @@ def names_match(pred_name: str, schema_name: str) -> bool:
 
 def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
                schema: Mapping[str, Any],
-               string_equivalent: StringEquivalent | None = None) -> CallCheck:
+               string_equivalent: StringEquivalent | None = None, *,
+               equivalent_for: EquivalentFor | None = None) -> CallCheck:
     """Check one predicted call against one gold call.
 
     Args:
@@ -190,9 +199,25 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         schema: the function's schema ``{"name", "parameters": {"properties": {p: {"type",
             "items"?}}, "required": [...]}}``.
         string_equivalent: optional semantic equality for non-matching string values.
+        equivalent_for: optional per-parameter semantic equality, called with the schema's
+            name and the parameter; used instead of ``string_equivalent`` when given.
 
     Returns:
         :class:`CallCheck`.
+
+    Examples:
+        ``weather_get`` stands for ``weather.get``; "san francisco" equals "San Francisco" after
+        :func:`standardize_string`; ``days`` may be omitted (``""`` is acceptable).
+
+        >>> schema = {"name": "weather.get", "parameters": {
+        ...     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        ...     "required": ["city"]}}
+        >>> gold = {"city": ["San Francisco", "SF"], "days": [3, ""]}
+        >>> check_call({"weather_get": {"city": "san francisco"}}, gold, schema).valid
+        True
+        >>> c = check_call({"weather.get": {"city": "LA", "days": 3}}, gold, schema)
+        >>> c.valid, c.error_type, c.params_ok, c.params_total
+        (False, 'value_mismatch', 1, 2)
     """
     total = len(gold)
     (name, params), = pred.items() if len(pred) == 1 else ((None, None),)
@@ -226,7 +251,9 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
             first = first or CallCheck(False, "type_mismatch",
                                        f"parameter {p!r}: {value!r} is not of type {desc}")
             continue
-        if not _value_ok(value, gold[p], expected, item_type, is_variable, string_equivalent):
+        equiv = (string_equivalent if equivalent_for is None
+                 else equivalent_for(str(schema["name"]), str(p)))
+        if not _value_ok(value, gold[p], expected, item_type, is_variable, equiv):
             first = first or CallCheck(False, "value_mismatch",
                                        f"parameter {p!r}: {value!r} is not one of {gold[p]!r}")
             continue
@@ -253,7 +280,8 @@ def find_schema(schemas: Sequence[Mapping[str, Any]], gold_name: str) -> Mapping
 
 def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str, Any]],
                schemas: Sequence[Mapping[str, Any]], single: bool = False,
-               string_equivalent: StringEquivalent | None = None) -> ItemCheck:
+               string_equivalent: StringEquivalent | None = None, *,
+               equivalent_for: EquivalentFor | None = None) -> ItemCheck:
     """Check all predicted calls of an item against all its gold calls.
 
     Args:
@@ -262,10 +290,25 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         schemas: the item's function schemas.
         single: exactly one call expected (BFCL ``simple``).
         string_equivalent: optional semantic string equality.
+        equivalent_for: optional per-parameter semantic string equality (as in
+            :func:`check_call`).
 
     Returns:
         :class:`ItemCheck`; calls are matched one-to-one by maximum agreement
         (``scipy.optimize.linear_sum_assignment``), never by order.
+
+    Examples:
+        Two parallel calls given in the other order still match one-to-one.
+
+        >>> schema = {"name": "light.set", "parameters": {
+        ...     "properties": {"room": {"type": "string"}}, "required": ["room"]}}
+        >>> gold = {"light.set": {"room": ["kitchen"]}, "light.set_1": {"room": ["hall"]}}
+        >>> pred = [{"light.set": {"room": "hall"}}, {"light.set": {"room": "Kitchen"}}]
+        >>> r = check_item(pred, gold, [schema])
+        >>> r.correct, [(g, p) for g, p, _ in r.pairs]
+        (True, [(0, 1), (1, 0)])
+        >>> check_item(pred[:1], gold, [schema]).error_type
+        'wrong_count'
     """
     gold_items = list(gold.items())
     if (single and len(pred) != 1) or len(pred) != len(gold_items):
@@ -279,7 +322,8 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         schema = schemas[0] if single and len(schemas) == 1 else find_schema(schemas, gname)
         if schema is None:
             return ItemCheck(False, "wrong_name", f"no schema for gold function {gname!r}")
-        checks.append([check_call(p, gparams, schema, string_equivalent) for p in pred])
+        checks.append([check_call(p, gparams, schema, string_equivalent,
+                                  equivalent_for=equivalent_for) for p in pred])
     valid = np.array([[c.valid for c in row] for row in checks], dtype=float)
     agree = np.array([[c.agreement for c in row] for row in checks], dtype=float)
     from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast

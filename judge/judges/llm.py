@@ -289,18 +289,27 @@ class LLMJudge(abc.ABC):
     # ------------------------------------------------------------ orchestration
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Judge every pair (see module docstring); the result is aligned with ``pairs``."""
+        return (await self.judge_in_contexts([(ctx.context, pairs)], ctx))[0]
+
+    async def judge_in_contexts(self, groups: Sequence[tuple[str, Sequence[Pair]]],
+                                ctx: JudgeContext) -> list[list[Verdict | None]]:
+        """:meth:`judge_pairs` for several groups of pairs, each rendered with its own prompt
+        ``context`` (e.g. one per function parameter), all requests sharing one concurrency
+        limit; ``ctx.context`` is not used. Returns one list per group, aligned with its
+        pairs."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
         self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
-        reqs = self.requests_for(pairs, ctx.context)
+        reqs = [(g, r) for g, (context, pairs) in enumerate(groups)
+                for r in self.requests_for(pairs, context)]
         try:
-            results = await asyncio.gather(*(self._run(r, ctx) for r in reqs))
+            results = await asyncio.gather(*(self._run(r, ctx) for _, r in reqs))
         finally:
             await self.aclose()
-        by_pair: dict[Pair, Verdict] = {}
-        for verdicts in results:
+        by_pair: list[dict[Pair, Verdict]] = [{} for _ in groups]
+        for (g, _), verdicts in zip(reqs, results, strict=True):
             for v in verdicts:
-                by_pair[(v.pred, v.truth)] = v
-        return [by_pair.get(p) for p in pairs]
+                by_pair[g][(v.pred, v.truth)] = v
+        return [[by_pair[g].get(p) for p in pairs] for g, (_, pairs) in enumerate(groups)]
 
     async def _run(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
         try:
