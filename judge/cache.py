@@ -37,6 +37,7 @@ Storage (issue 11, "Disk and concurrency"):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -387,26 +388,10 @@ class JudgeCache:
         return False
 
     def _release(self, key: str, token: str) -> None:
-        db = self._lease_db()
-        try:
-            with db.transact(retry=True):
-                holder = db.get(f"{key}:lease")
-                if holder is not None and holder.get("token") == token:
-                    db.delete(f"{key}:lease")
-        except _STORAGE_ERRORS:
-            pass  # it lapses after lease_ttl_s
+        self._release_many({key: token})
 
     async def _renew(self, key: str, token: str) -> None:
-        while True:
-            await asyncio.sleep(self.lease_ttl_s / 3)
-            try:
-                db = self._lease_db()
-                holder = db.get(f"{key}:lease", retry=True)
-                if holder is None or holder.get("token") != token:
-                    return
-                db.touch(f"{key}:lease", expire=self.lease_ttl_s, retry=True)
-            except _STORAGE_ERRORS:
-                return
+        await self._renew_many({key: token})
 
     @asynccontextmanager
     async def claim(self, key: str, slots: asyncio.Semaphore | None = None,
@@ -522,19 +507,21 @@ class JudgeCache:
         return out
 
     def _release_many(self, tokens: dict[str, str]) -> None:
+        """Give up the leases ``tokens`` (key → token) that are still ours. Best effort: a
+        lease the database refuses to delete (disk full…) lapses by itself after
+        ``lease_ttl_s``, so the error is not raised over the body's own outcome."""
         if not tokens:
             return
         db = self._lease_db()
-        try:
-            with db.transact(retry=True):
-                for key, token in tokens.items():
-                    holder = db.get(f"{key}:lease")
-                    if holder is not None and holder.get("token") == token:
-                        db.delete(f"{key}:lease")
-        except _STORAGE_ERRORS:
-            pass  # they lapse after lease_ttl_s
+        with contextlib.suppress(*_STORAGE_ERRORS), db.transact(retry=True):
+            for key, token in tokens.items():
+                holder = db.get(f"{key}:lease")
+                if holder is not None and holder.get("token") == token:
+                    db.delete(f"{key}:lease")
 
     async def _renew_many(self, tokens: dict[str, str]) -> None:
+        """Every ``lease_ttl_s / 3`` seconds, extend the leases ``tokens`` still held; stop
+        when none is (or the database refuses: they then lapse after ``lease_ttl_s``)."""
         while True:
             await asyncio.sleep(self.lease_ttl_s / 3)
             try:
