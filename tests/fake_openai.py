@@ -23,6 +23,7 @@ import contextlib
 import json
 import random
 import re
+import socket
 import struct
 import threading
 import time
@@ -47,6 +48,15 @@ HTML_PAGE = ("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><b
              + "<!-- padding -->" * 1200 + "</body></html>")
 _ITEM = re.compile(r"<<<(PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)\n(.*?)\n"
                    r"(?:PRED_ITEM|GOLD_ITEM|ANCHOR|ITEM \d+)>>>", re.S)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed): connecting is refused."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = int(s.getsockname()[1])
+    s.close()
+    return port
 
 
 def fake_score(pred: str, truth: str) -> float:

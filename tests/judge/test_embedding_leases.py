@@ -12,10 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Coroutine
@@ -28,23 +26,9 @@ import pytest
 from judge.cache import JudgeCache
 from judge.judges import JudgeContext, JudgeOptions, parse_judge_spec
 from judge.verdict import Verdict
+from tests.cli_runs import CLI, ENV, letter_pairs, write_items
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer
-
-ENV = {**os.environ, "OPENAI_API_KEY": "sk-local", "PYTHONPATH": str(REPO)}
-CLI = [sys.executable, "-m", "judge.cli"]
-
-
-def _pairs(n: int) -> list[tuple[str, str]]:
-    # 2n distinct strings; half the pairs share their first letter mod 7 (fake cosine 1.0)
-    return [(f"{chr(97 + i % 26)}pred {i}", f"{chr(97 + (i + i % 2) % 26)}gold {i}")
-            for i in range(n)]
-
-
-def _data(path: Path, pairs: list[tuple[str, str]]) -> Path:
-    path.write_text("".join(json.dumps({"id": i, "pred": [p], "truth": [t]}) + "\n"
-                            for i, (p, t) in enumerate(pairs)))
-    return path
 
 
 def _args(data: Path, srv: FakeOpenAIServer, cache: Path, *more: str) -> list[str]:
@@ -91,9 +75,9 @@ class _GatedSlowEmbeddings(FakeOpenAIServer):
 
 def test_two_embedding_evals_on_one_cache_embed_each_string_once(tmp_path: Path) -> None:
     n = 150  # 300 distinct strings: 5 batches of at most 64 per process without sharing
-    pairs = _pairs(n)
+    pairs = letter_pairs(n)
     strings = {s for p in pairs for s in p}
-    data = _data(tmp_path / "d.jsonl", pairs)
+    data = write_items(tmp_path / "d.jsonl", pairs)
     cache_dir = tmp_path / "cache"
     srv = _GatedSlowEmbeddings()
     with srv:
@@ -144,8 +128,8 @@ class _SlowAfterFirst(FakeOpenAIServer):
 
 def test_embedding_leases_of_a_killed_process_do_not_stall_the_next(tmp_path: Path) -> None:
     n = 50  # 100 distinct strings: a first batch of 64, then one of 36
-    pairs = _pairs(n)
-    data = _data(tmp_path / "d.jsonl", pairs)
+    pairs = letter_pairs(n)
+    data = write_items(tmp_path / "d.jsonl", pairs)
     cache_dir = tmp_path / "cache"
     srv = _SlowAfterFirst()
     with srv:
@@ -196,7 +180,7 @@ def test_two_judges_in_opposite_orders_share_the_work_and_report_each_string(
     # one event loop, two cache objects on one directory: the two "processes" walk the 300
     # strings in opposite orders, so each meets the other's leases (no deadlock: nobody waits
     # holding a lease)
-    pairs = _pairs(150)
+    pairs = letter_pairs(150)
     strings = {s for p in pairs for s in p}
     srv = _GatedSlowEmbeddings()
     with srv:
@@ -224,7 +208,7 @@ def test_two_judges_in_opposite_orders_share_the_work_and_report_each_string(
 def test_strings_held_past_max_wait_are_embedded_anyway(tmp_path: Path) -> None:
     # another live holder keeps 3 strings' leases (renewed) and never answers: after the
     # cache's max_wait_s (0.5 s here) the judge embeds them itself, as claim does
-    pairs = _pairs(3)
+    pairs = letter_pairs(3)
     holder, cache = JudgeCache(tmp_path), JudgeCache(tmp_path, max_wait_s=0.5)
     with FakeOpenAIServer() as srv:
         co, ctx, progress = _judge_in_process(srv.base_url, pairs, cache)

@@ -5,13 +5,13 @@ the terminal table fits 80 columns."""
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from tests.fake_openai import closed_port
 
 runner = CliRunner()
 
@@ -24,14 +24,6 @@ PAIRS = [("job information", "job info", 1), ("user login", "sign in", 1),
          ("order list", "invoice", 0), ("job title", "salary", 0), ("red", "green", 0)]
 
 
-def _closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
-
-
 def _labels(tmp_path: Path) -> Path:
     path = tmp_path / "labels.jsonl"
     path.write_text("".join(json.dumps({"pred": p, "truth": t, "label": y}, ensure_ascii=False)
@@ -42,7 +34,7 @@ def _labels(tmp_path: Path) -> Path:
 def test_calibrate_reports_a_dead_judge_and_exits_1(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # the SDK reads its endpoint from OPENAI_BASE_URL: a port nothing listens on
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "local-test-not-a-secret")
     monkeypatch.setenv("COLUMNS", "80")
     res = runner.invoke(app, ["calibrate", str(_labels(tmp_path)), "--judge", "openai:m",

@@ -18,7 +18,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -28,23 +27,9 @@ import pytest
 
 from judge.cache import JudgeCache
 from judge.runs import default_run_dir
+from tests.cli_runs import CLI, ENV, letter_pairs, write_items
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
-
-ENV = {**os.environ, "OPENAI_API_KEY": "sk-local", "PYTHONPATH": str(REPO)}
-CLI = [sys.executable, "-m", "judge.cli"]
-
-
-def _pairs(n: int, tag: str = "") -> list[tuple[str, str]]:
-    # distinct pairs; half share their first letter (fake score 0.9), half do not (0.1)
-    return [(f"{chr(97 + i % 26)}pred {tag}{i}", f"{chr(97 + (i + i % 2) % 26)}gold {tag}{i}")
-            for i in range(n)]
-
-
-def _data(path: Path, pairs: list[tuple[str, str]]) -> Path:
-    path.write_text("".join(json.dumps({"id": i, "pred": [p], "truth": [t]}) + "\n"
-                            for i, (p, t) in enumerate(pairs)))
-    return path
 
 
 def _llm_args(data: Path, srv: FakeOpenAIServer, cache: Path, *more: str) -> list[str]:
@@ -121,7 +106,7 @@ def _dead_pid() -> int:
 
 # --------------------------------------------------------------- 1. early output checks
 def test_unusable_out_is_refused_before_any_judge_call(tmp_path: Path) -> None:
-    data = _data(tmp_path / "d.jsonl", _pairs(30))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(30))
     a_file = tmp_path / "a_file"
     a_file.write_text("not a directory\n")
     full = tmp_path / "full"
@@ -145,7 +130,7 @@ def test_unusable_out_is_refused_before_any_judge_call(tmp_path: Path) -> None:
 
 
 def test_out_on_a_read_only_mount_is_refused_before_any_judge_call(tmp_path: Path) -> None:
-    data = _data(tmp_path / "d.jsonl", _pairs(30))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(30))
     ro = tmp_path / "ro"
     ro.mkdir()
     with FakeOpenAIServer() as srv:
@@ -163,7 +148,7 @@ def test_out_on_a_read_only_mount_is_refused_before_any_judge_call(tmp_path: Pat
 # --------------------------------------------------------------- 2. full disk
 def test_cache_hits_file_size_limit_stops_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
     n = 300
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir, out = tmp_path / "cache", tmp_path / "run"
     with FakeOpenAIServer() as srv:
         res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"),
@@ -189,7 +174,7 @@ def test_cache_hits_file_size_limit_stops_keeps_calls_rerun_pays_none(tmp_path: 
 def test_local_judge_cache_hits_file_size_limit_keeps_finished_batches(tmp_path: Path) -> None:
     # the embedded judge stores its vectors per batch of 64 strings, each batch one transaction
     n = 300  # 600 distinct strings
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir, out = tmp_path / "cache", tmp_path / "run"
     args = ["eval", str(data), "--judge", "local", "--cache-dir", str(cache_dir), "--out",
             str(out), "--bootstrap", "0"]
@@ -206,7 +191,7 @@ def test_local_judge_cache_hits_file_size_limit_keeps_finished_batches(tmp_path:
 
 def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -> None:
     # the lexical judge needs no cache: the first file over 64 kB is in the run directory
-    data = _data(tmp_path / "d.jsonl", _pairs(400))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(400))
     out = tmp_path / "run"
     res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap", "0"],
                preexec_fn=_file_size_limit(64_000))
@@ -220,7 +205,7 @@ def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -
 
 def test_cache_on_full_tmpfs_enospc_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
     n = 300
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     mnt, copy, out = tmp_path / "mnt", tmp_path / "cache_copy", tmp_path / "run"
     mnt.mkdir()
     with FakeOpenAIServer() as srv:
@@ -243,7 +228,7 @@ def test_cache_on_full_tmpfs_enospc_keeps_calls_rerun_pays_none(tmp_path: Path) 
 
 def test_run_dir_on_full_tmpfs_enospc_cache_complete_rerun_pays_none(tmp_path: Path) -> None:
     n = 200
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     mnt, cache_dir = tmp_path / "mnt", tmp_path / "cache"
     mnt.mkdir()
     with FakeOpenAIServer() as srv:
@@ -266,9 +251,9 @@ def test_run_dir_on_full_tmpfs_enospc_cache_complete_rerun_pays_none(tmp_path: P
 # --------------------------------------------------------------- 3. read-only cache
 def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path) -> None:
     n = 40
-    old, new = _pairs(n), _pairs(10, tag="new")
-    data = _data(tmp_path / "d.jsonl", old)
-    more = _data(tmp_path / "more.jsonl", old + new)
+    old, new = letter_pairs(n), letter_pairs(10, tag="new")
+    data = write_items(tmp_path / "d.jsonl", old)
+    more = write_items(tmp_path / "more.jsonl", old + new)
     cache_dir = tmp_path / "cache"
     with FakeOpenAIServer() as srv:
         res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "warm")))
@@ -311,7 +296,7 @@ def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path
 
 # --------------------------------------------------------------- 4. kills while writing
 def test_stale_temp_dirs_of_dead_processes_are_cleaned_only_those(tmp_path: Path) -> None:
-    data = _data(tmp_path / "d.jsonl", _pairs(5))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(5))
     parent = tmp_path / "runs"
     parent.mkdir()
     dead = _dead_pid()
@@ -360,8 +345,8 @@ def _kill_at_rename(args: list[str], parent: Path, name: str, overwrite: bool) -
 
 
 def test_overwrite_killed_between_renames_keeps_the_old_run(tmp_path: Path) -> None:
-    old_data = _data(tmp_path / "old.jsonl", _pairs(5))
-    new_data = _data(tmp_path / "new.jsonl", _pairs(9))
+    old_data = write_items(tmp_path / "old.jsonl", letter_pairs(5))
+    new_data = write_items(tmp_path / "new.jsonl", letter_pairs(9))
     parent = tmp_path / "runs"
     run = parent / "run"
     res = _cli(["eval", str(old_data), "--judge", "lexical", "--out", str(run)])
@@ -382,7 +367,7 @@ def test_overwrite_killed_between_renames_keeps_the_old_run(tmp_path: Path) -> N
 
 
 def test_run_killed_before_its_rename_leaves_temp_dir_cleaned_by_rerun(tmp_path: Path) -> None:
-    data = _data(tmp_path / "d.jsonl", _pairs(5))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(5))
     parent = tmp_path / "runs"
     args = ["eval", str(data), "--judge", "lexical", "--out", str(parent / "run")]
     pid = _kill_at_rename(args, parent, "run", overwrite=False)
@@ -395,7 +380,7 @@ def test_run_killed_before_its_rename_leaves_temp_dir_cleaned_by_rerun(tmp_path:
 # --------------------------------------------------------------- 5. two processes, one cache
 def test_two_evals_on_one_cache_pay_once_per_pair(tmp_path: Path) -> None:
     n = 200
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir = tmp_path / "cache"
     with FakeOpenAIServer(FakeServerConfig(latency_s=0.1)) as srv:
         args = [*CLI, *_llm_args(data, srv, cache_dir, "--concurrency", "8")]
@@ -433,7 +418,7 @@ class _SlowAfterFirst(FakeOpenAIServer):
 
 def test_leases_of_a_killed_process_do_not_stall_the_next(tmp_path: Path) -> None:
     n = 16
-    data = _data(tmp_path / "d.jsonl", _pairs(n))
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir = tmp_path / "cache"
     with _SlowAfterFirst() as srv:
         args = _llm_args(data, srv, cache_dir, "--concurrency", "16")

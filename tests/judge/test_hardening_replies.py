@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from tests.fake_openai import (
     MALFORMED_SHAPES,
     FakeOpenAIServer,
     FakeServerConfig,
+    closed_port,
     fake_embedding,
     fake_score,
 )
@@ -62,14 +62,6 @@ def _write_items(path: Path, pairs: list[tuple[str, str]]) -> Path:
 def _eval(data: Path, out: Path, cache: Path, *args: str) -> Any:
     return runner.invoke(app, ["eval", str(data), "--id-field", "id", "--out", str(out),
                                "--cache-dir", str(cache), "--bootstrap", "0", *args])
-
-
-def _closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()  # nothing listens there any more: connecting is refused
-    return port
 
 
 def _cache_entries(cache: Path) -> int:
@@ -286,7 +278,7 @@ def _one_call(base_url: str, tmp_path: Path, **kw: Any) -> Verdict:
 
 @pytest.mark.parametrize("http", ["aiohttp", "httpx"])
 def test_refused_connection_is_named_not_a_timeout(tmp_path, http) -> None:  # type: ignore[no-untyped-def]
-    port = _closed_port()
+    port = closed_port()
     v = _one_call(f"http://127.0.0.1:{port}/v1", tmp_path, http=http, max_retries=1)
     assert v.outcome == "transport_error"
     assert v.rationale == f"connection refused to http://127.0.0.1:{port}/v1 (after 1 retry)"
@@ -393,7 +385,7 @@ def test_langchain_judge_also_stops_on_a_dead_endpoint(tmp_path, monkeypatch) ->
 
 
 def test_refused_port_stops_after_8_calls(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    port = _closed_port()
+    port = closed_port()
     data = _write_items(tmp_path / "d.jsonl", [(f"p{i}", f"g{i}") for i in range(100)])
     res = _eval(data, tmp_path / "run", tmp_path / "cache", "--judge", "openai:fake-model",
                 "--base-url", f"http://127.0.0.1:{port}/v1", "--max-retries", "0")
@@ -429,7 +421,7 @@ def test_stop_after_option_and_non_fatal_errors_do_not_stop(tmp_path) -> None:  
 def test_panel_with_a_dead_member_still_judges(tmp_path) -> None:  # type: ignore[no-untyped-def]
     pairs = [(f"pred {i:03d}", f"{'p' if i % 2 else 'g'}old {i:03d}") for i in range(60)]
     data = _write_items(tmp_path / "d.jsonl", pairs)
-    port = _closed_port()
+    port = closed_port()
     with FakeOpenAIServer() as srv:
         toml = tmp_path / "judges.toml"
         toml.write_text(f'[[judges]]\nid = "alive"\nbackend = "openai"\nmodel = "m"\n'
