@@ -41,6 +41,8 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.redact import redact
+
 DEFAULT_STOP_AFTER = 8
 """Consecutive calls failing with the same fatal cause after which a judge stops. 8 is enough
 to rule out a transient blip (the SDK has already retried each retryable one) and costs at most
@@ -70,12 +72,6 @@ class TransportError(Exception):
         self.raw = raw
         self.cause = cause or message
         self.fatal = fatal
-
-
-def _redact(text: str) -> str:
-    from judge.redact import redact
-
-    return redact(text)
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -129,7 +125,7 @@ def server_message(body: str, limit: int = 300) -> str:
             if isinstance(cand, str) and cand.strip():
                 text = cand
                 break
-    text = " ".join(_redact(text).split())
+    text = " ".join(redact(text).split())
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -158,7 +154,7 @@ def describe_sdk_error(exc: BaseException, base_url: str | None, timeout_s: floa
             body = str(exc.body or exc.message)
         cause = status_phrase(code)
         return TransportError(f"{cause} ({retries}): {server_message(body)}",
-                              raw=_redact(body), cause=cause, fatal=code in FATAL_STATUS)
+                              raw=redact(body), cause=cause, fatal=code in FATAL_STATUS)
     chain = list(_chain(exc))
     root = chain[-1]
     for e in chain:
@@ -174,7 +170,7 @@ def describe_sdk_error(exc: BaseException, base_url: str | None, timeout_s: floa
     if _timed_out(exc, chain):
         return TransportError(f"timed out after {timeout_s:g} s ({retries})",
                               cause="timeout")
-    detail = " ".join(_redact(f"{type(root).__name__}: {root}").split())[:300]
+    detail = " ".join(redact(f"{type(root).__name__}: {root}").split())[:300]
     return TransportError(f"connection failed to {where} ({retries}): {detail}",
                           cause=f"connection failure ({type(root).__name__})")
 
