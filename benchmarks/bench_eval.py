@@ -61,13 +61,16 @@ def main() -> None:
         print(f"skipped: {IFPUG} not found")
         return
     from judge.cache import JudgeCache
-    from judge.items import load_items
-    from judge.judges import JudgeContext, LocalJudge
-    from judge.judges.local import _shared_encoder
+    from judge.judges.base import JudgeContext
+    from judge.judges.local import LocalJudge, _shared_encoder
     from judge.matrix import build_matrices_async
+    from judge.tasks.base import Source
+    from judge.tasks.registry import get_task
 
-    items = load_items(IFPUG, "selection", "final_answer", "ground_truth", ["run", "doc_id"],
-                       where=["task=ilf_selection"])
+    items = get_task("selection").load(Source(IFPUG, pred_field="final_answer",
+                                              truth_field="ground_truth",
+                                              id_fields=("run", "doc_id"),
+                                              where=("task=ilf_selection",)))
     pairs_items = [(i.pred, i.truth) for i in items]
     with tempfile.TemporaryDirectory() as tmp:
         judge = LocalJudge()

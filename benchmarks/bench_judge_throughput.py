@@ -20,7 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from judge.cache import JudgeCache  # noqa: E402
-from judge.judges import JudgeContext, JudgeOptions, parse_judge_spec  # noqa: E402
+from judge.judges.base import JudgeContext  # noqa: E402
+from judge.judges.options import JudgeOptions  # noqa: E402
+from judge.judges.registry import parse_judge_spec  # noqa: E402
 from tests.fake_openai import FakeOpenAIServer  # noqa: E402
 
 IFPUG = REPO.parent / "shared" / "data" / "ifpug" / "ilf_runs.jsonl"
@@ -85,11 +87,14 @@ def batch_vs_pair() -> None:
     if not IFPUG.exists():
         print(f"batch vs per-pair: skipped ({IFPUG} not found)")
         return
-    from judge.items import load_items
     from judge.matrix import distinct_pairs
+    from judge.tasks.base import Source
+    from judge.tasks.registry import get_task
 
-    items = load_items(IFPUG, "selection", "final_answer", "ground_truth", ["run", "doc_id"],
-                       where=["task=ilf_selection"])
+    items = get_task("selection").load(Source(IFPUG, pred_field="final_answer",
+                                              truth_field="ground_truth",
+                                              id_fields=("run", "doc_id"),
+                                              where=("task=ilf_selection",)))
     pairs = distinct_pairs([(i.pred, i.truth) for i in items])[0]
     with FakeOpenAIServer() as srv, tempfile.TemporaryDirectory() as tmp:
         out = {}

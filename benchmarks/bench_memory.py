@@ -58,8 +58,8 @@ def run_case(judge: str, n_chars: int) -> dict[str, object]:
             via = "judge.evaluate(max_chars=0)"
         except TypeError:  # no max_chars argument: call the judge itself
             from judge.cache import JudgeCache
-            from judge.judges import parse_judge_spec
             from judge.judges.base import JudgeContext
+            from judge.judges.registry import parse_judge_spec
 
             j = parse_judge_spec(judge)
             jc = JudgeCache(cache)

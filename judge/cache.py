@@ -55,7 +55,7 @@ from typing import Any, Literal
 import diskcache
 
 from judge.errors import CacheMissError, InputError
-from judge.runs import pid_alive
+from judge.runs.atomic import pid_alive
 
 CacheMode = Literal["read-write", "read-only", "off", "cache-only"]
 CACHE_MODES: tuple[str, ...] = ("read-write", "read-only", "off", "cache-only")

@@ -112,9 +112,9 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
 
 
 def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
-    """The renderables ``simjudge rescore`` prints for a :func:`judge.rescore.rescore` result:
-    a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and the
-    metrics table with bootstrap 95 % CIs, rounded like ``eval``'s."""
+    """The renderables ``simjudge rescore`` prints for a :func:`judge.runs.rescore.rescore`
+    result: a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and
+    the metrics table with bootstrap 95 % CIs, rounded like ``eval``'s."""
     tau = result.get("tau")
     source = "--tau" if result.get("tau_source") == "option" else "the run's own τ"
     head = f"simjudge rescore — τ {_tau(tau)} ({source})"
@@ -211,7 +211,7 @@ def _letters(n: int) -> list[str]:
 
 
 def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
-    """The renderables ``simjudge compare`` prints for a :func:`judge.compare.compare_runs`
+    """The renderables ``simjudge compare`` prints for a :func:`judge.runs.compare.compare_runs`
     result: legend (A, B, … = run directory and judge), metrics with B − A and its paired
     bootstrap 95 % CI, per-judge operations, and agreement between the runs' verdicts."""
     runs: Sequence[Mapping[str, Any]] = result["runs"]
@@ -258,7 +258,7 @@ def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
 
 
 def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[RenderableType]:
-    """The renderables ``simjudge calibrate`` prints for a :func:`judge.calibrate.
+    """The renderables ``simjudge calibrate`` prints for a :func:`judge.calibration.calibrate.
     run_calibration` result: one column per judge, one row per statistic — pairs scored and
     pairs without a score, ROC-AUC, PR-AUC, Spearman, τ and the objective at τ with their
     bootstrap 95 % CIs, the k-fold cross-validated objective — then one line per judge that

@@ -21,24 +21,9 @@ from judge import io
 from judge.errors import InputError
 from judge.io import Record
 
-TASKS = ("selection", "judgment", "function-call", "generation", "multilabel", "ranking")
-
-DEFAULT_FIELDS: dict[str, tuple[str, str]] = {
-    "selection": ("pred", "truth"),
-    "judgment": ("pred", "truth"),
-    "function-call": ("pred_fn", "gold_fn"),
-    "generation": ("pred", "truth"),
-    "multilabel": ("pred", "truth"),
-}
-
 Extractor = Callable[[Record, str], Any]
-EXTRACTORS: dict[str, tuple[Extractor, Extractor]] = {
-    "selection": (io.string_list, io.string_list),
-    "judgment": (io.boolean, io.boolean),
-    "function-call": (io.call_list, io.call_list),
-    "generation": (io.text, io.text_or_list),
-    "multilabel": (io.label_list, io.label_list),
-}
+"""``(record, field) -> typed value``: reads one side of an item from a record (raises
+:class:`InputError` via ``record.error`` for a missing or mistyped field)."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +45,6 @@ class Item:
     truth: Any
     query: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def check_task(task: str) -> None:
-    """Raise :class:`InputError` for an unknown task."""
-    if task not in TASKS:
-        raise InputError(f"unknown task {task!r}; expected one of: {', '.join(TASKS)}",
-                         field="task")
 
 
 DEFAULT_ID = "id"
@@ -122,13 +100,12 @@ def resolve_id_fields(records: Sequence[Record], id_fields: Sequence[str] = (),
         "(or name the id field(s) with --id-field)", DEFAULT_ID)
 
 
-def items_from_records(records: Sequence[Record], task: str, pred_field: str | None = None,
-                       truth_field: str | None = None, id_fields: Sequence[str] = (),
+def items_from_records(records: Sequence[Record], extractors: tuple[Extractor, Extractor],
+                       pred_field: str, truth_field: str, id_fields: Sequence[str] = (),
                        gold_records: Sequence[Record] | None = None,
-                       extract_pred: Extractor | None = None,
                        max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
-    """Extract typed items from records (not for ``ranking``); ``extract_pred`` replaces the
-    task's prediction extractor (e.g. OpenAI tool calls).
+    """Extract typed items from records with a task's ``extractors`` (prediction side, gold
+    side), reading ``pred_field`` and ``truth_field``.
 
     Ids: ``id_fields``, or by default the records' ``id`` field (see :func:`resolve_id_fields`).
     With ``gold_records``, predictions and gold are joined on the id, one-to-one; records
@@ -139,17 +116,12 @@ def items_from_records(records: Sequence[Record], task: str, pred_field: str | N
             a longer one is an error, never truncated.
 
     Raises:
-        InputError: unknown task, a missing or mistyped field, a duplicate id, an id present on
-            one side only, records that cannot be paired, or a string longer than
-            ``max_chars`` (file, line and field named).
+        InputError: a missing or mistyped field, a duplicate id, an id present on one side
+            only, records that cannot be paired, or a string longer than ``max_chars`` (file,
+            line and field named).
     """
-    check_task(task)
-    if task == "ranking":
-        raise InputError("task 'ranking' reads a TREC run and qrels: use load_ranking")
-    pf = pred_field or DEFAULT_FIELDS[task][0]
-    tf = truth_field or DEFAULT_FIELDS[task][1]
-    get_pred, get_truth = EXTRACTORS[task]
-    get_pred = extract_pred or get_pred
+    pf, tf = pred_field, truth_field
+    get_pred, get_truth = extractors
     ids = resolve_id_fields(records, id_fields, gold_records)
     id_name = ",".join(ids) or DEFAULT_ID
     preds = _index_by_id(records, ids, id_name)
@@ -190,43 +162,15 @@ def _index_by_id(records: Sequence[Record], id_fields: Sequence[str],
     return index
 
 
-def load_items(data: str | Path, task: str, pred_field: str | None = None,
-               truth_field: str | None = None, id_fields: Sequence[str] = (),
-               gold: str | Path | None = None, where: Sequence[str] = (),
-               fmt: str = "seed", functions: str | Path | None = None,
-               max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
-    """Read a data file (and optional gold file) into items.
-
-    Args:
-        data: JSONL/CSV/TSV file of predictions (and gold, unless ``gold`` is given); for
-            ``ranking`` a TREC run file.
-        task: one of :data:`TASKS`.
-        pred_field, truth_field: field names (defaults per task: ``pred``/``truth``, or
-            ``pred_fn``/``gold_fn`` for function calls).
-        id_fields: field(s) identifying an item; by default ``id`` when the records carry it
-            (predictions and gold are then joined on it), else the position (two files are
-            paired by position only when neither carries ids and their record counts match;
-            see :func:`resolve_id_fields`).
-        gold: separate gold file (for ``ranking``: TREC qrels, required).
-        where: ``FIELD=VALUE`` filters applied to the data records (and gold records).
-        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
-        functions: BFCL only: the question file with the function schemas.
-        max_chars: longest string (characters) accepted in a prediction or gold field, default
-            4,096; 0 = no limit. A longer string is bad input (``FILE:LINE: field 'pred':
-            string of N characters exceeds --max-chars 4096``), never truncated. Not applied to
-            ``ranking`` (document ids).
+def read_sides(data: str | Path, gold: str | Path | None = None, where: Sequence[str] = (),
+               ) -> tuple[list[Record], list[Record] | None]:
+    """The records of a data file (and of an optional gold file) kept by the ``where``
+    filters (``FIELD=VALUE``).
 
     Raises:
-        InputError: any bad input, named by file, line and field.
+        InputError: unreadable or malformed files (file and line named), a bad filter, or no
+            record left.
     """
-    check_task(task)
-    if task == "ranking":
-        return load_ranking(data, gold)
-    if task == "function-call":
-        from judge.fctask import load_fc_items
-
-        return load_fc_items(data, fmt, pred_field, truth_field, id_fields, gold, functions,
-                             where, max_chars=max_chars)
     filters = io.parse_where(where)
     records = io.filter_records(io.read_records(data), filters)
     if not records:
@@ -236,40 +180,25 @@ def load_items(data: str | Path, task: str, pred_field: str | None = None,
         gold_records = io.filter_records(io.read_records(gold), filters)
         if not gold_records:
             raise InputError("no gold records", gold)
-    return items_from_records(records, task, pred_field, truth_field, id_fields, gold_records,
-                              max_chars=max_chars)
+    return records, gold_records
 
 
-def load_ranking(run_path: str | Path, qrels_path: str | Path | None) -> list[Item]:
-    """TREC run + qrels → one item per judged query (pred = ranked ids, truth = judgments).
+def load_record_items(source: Any, extractors: tuple[Extractor, Extractor],
+                      default_fields: tuple[str, str]) -> list[Item]:
+    """Items of a task that reads one record per item (see :class:`judge.tasks.base.Source`
+    for ``source``: data and gold paths, field names, id fields, filters, ``max_chars``).
 
     Raises:
-        InputError: no qrels given, unreadable or malformed files, no query in common.
+        InputError: any bad input, named by file, line and field.
     """
-    if qrels_path is None:
-        raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
-    from metrics import read_qrels, read_run  # lazy: keeps `simjudge --help` fast
-
-    try:
-        run = read_run(run_path)
-        qrels = read_qrels(qrels_path)
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc}") from None
-    except UnicodeDecodeError:
-        for path in (run_path, qrels_path):
-            io.read_text_utf8(path)  # raises naming the file, line and byte
-        raise
-    except ValueError as exc:  # metrics' readers already say FILE:LINE: ...
-        raise InputError(str(exc)) from None
-    items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
-    if not items:
-        raise InputError("no query of the run has judgments in the qrels", run_path)
-    return items
+    records, gold_records = read_sides(source.data, source.gold, source.where)
+    return items_from_records(records, extractors, source.pred_field or default_fields[0],
+                              source.truth_field or default_fields[1], source.id_fields,
+                              gold_records, max_chars=source.max_chars)
 
 
-def items_from_dicts(rows: Sequence[Mapping[str, Any]], task: str,
-                     pred_field: str | None = None, truth_field: str | None = None,
-                     id_fields: Sequence[str] = (),
+def items_from_dicts(rows: Sequence[Mapping[str, Any]], extractors: tuple[Extractor, Extractor],
+                     pred_field: str, truth_field: str, id_fields: Sequence[str] = (),
                      max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
     """Python-API input: a list of dicts (one per item) → items. ``id`` is used when every
     dict has one (some having it and others not is an error), as in :func:`resolve_id_fields`.
@@ -282,7 +211,7 @@ def items_from_dicts(rows: Sequence[Mapping[str, Any]], task: str,
         rec = Record("<items>", i + 1, dict(r))
         io.check_value(rec.data, rec.path, rec.line)
         records.append(rec)
-    return items_from_records(records, task, pred_field, truth_field, id_fields,
+    return items_from_records(records, extractors, pred_field, truth_field, id_fields,
                               max_chars=max_chars)
 
 

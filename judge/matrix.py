@@ -118,7 +118,7 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
 
     Args:
         items: ``(pred strings, truth strings)`` per item.
-        judge: any :class:`judge.judges.Judge`.
+        judge: any :class:`judge.judges.base.Judge`.
         ctx: cache, task context, counters and progress callback.
         ids: item ids (needed by item-scoped judges; default the item positions).
 

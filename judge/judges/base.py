@@ -1,4 +1,9 @@
-"""The Judge protocol and the per-run context that judges report into."""
+"""The Judge protocol and the per-run context that judges report into.
+
+Every judge of :mod:`judge.judges` subclasses :class:`Judge` explicitly (so it inherits the
+defaults of ``item_scoped`` and ``aclose``); any other object with the same members is a judge
+too (structural typing).
+"""
 
 from __future__ import annotations
 
@@ -33,6 +38,21 @@ class JudgeStats:
 
 
 @dataclass
+class PanelState:
+    """What a :class:`judge.judges.panel.Panel` records during one run (kept on the run's
+    :class:`JudgeContext`, so one panel object can judge several runs).
+
+    Attributes:
+        member_verdicts: every member's verdict as a dict (``Verdict.model_dump()`` plus
+            ``item_id`` and ``member_of`` = the panel's id), in judging order.
+        undecided: pairs with fewer ``ok`` members than the quorum (no verdict, NaN).
+    """
+
+    member_verdicts: list[dict[str, Any]] = field(default_factory=list)
+    undecided: int = 0
+
+
+@dataclass
 class JudgeContext:
     """What a judge needs besides the pairs.
 
@@ -44,6 +64,7 @@ class JudgeContext:
         item_id: for item-scoped judges (``item_scoped = True``), the item being judged.
         early_stops: remote judges' early-stop state for this run, by judge id
             (:class:`judge.judges.failures.EarlyStop`; a stopped one carries its reason).
+        panel: what a panel judging in this context recorded (empty otherwise).
     """
 
     cache: JudgeCache
@@ -52,6 +73,7 @@ class JudgeContext:
     progress: Callable[[int], None] | None = None
     item_id: str | None = None
     early_stops: dict[str, Any] = field(default_factory=dict)
+    panel: PanelState = field(default_factory=PanelState)
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""
@@ -65,13 +87,13 @@ class Judge(Protocol):
 
     Attributes:
         id: the judge's id (its spec string, e.g. ``local`` or ``table:scores.jsonl``).
-
-    A judge may also set ``item_scoped = True`` when its verdict for a pair depends on the item
-    (a score table with per-item rows); it is then called once per item with
-    ``ctx.item_id`` set, and pairs are deduplicated within items only.
+        item_scoped: True when a verdict for a pair depends on the item (a score table with
+            per-item rows): the judge is then called once per item with ``ctx.item_id`` set,
+            and pairs are deduplicated within items only. Default False.
     """
 
     id: str
+    item_scoped: bool = False
 
     def describe(self) -> dict[str, Any]:
         """JSON-serialisable identity and metadata for ``config.json``."""
@@ -89,3 +111,9 @@ class Judge(Protocol):
         the similarity matrix — never 0.
         """
         ...
+
+    async def aclose(self) -> None:
+        """Release what the judge holds for one run (HTTP clients bound to the run's event
+        loop). Idempotent; the judge can be used again afterwards (it opens new ones). Default:
+        nothing to release."""
+        return None

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from judge.judges.base import JudgeContext, Pair
+from judge.judges.base import Judge, JudgeContext, Pair
 from judge.judges.local import MAX_CHARS
 from judge.verdict import Verdict
 from metrics import normalize, token_scores
@@ -46,7 +46,7 @@ def token_f1(a: str, b: str) -> float:
     return token_scores(fa, fb, tokenizer="jieba").f1
 
 
-class LexicalJudge:
+class LexicalJudge(Judge):
     """Deterministic lexical-overlap judge (no model, no cache, no calls).
 
     Args:

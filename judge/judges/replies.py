@@ -25,8 +25,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from judge.judges.failures import TransportError, server_message
+from judge.judges.jsonreply import validation_detail
 from judge.judges.llm import CallResult
-from judge.scorer import validation_detail
 
 TokenCount = Annotated[int, Strict(), Field(ge=0)]
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",

@@ -18,16 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from judge.errors import InputError
 from judge.io import file_sha256, get_field, read_records, text
-from judge.judges.base import JudgeContext, Pair
+from judge.judges.base import Judge, JudgeContext, Pair
 from judge.verdict import Verdict
 from metrics import normalize
 
 METHOD = "table@v1"
 
 
-class TableJudge:
+class TableJudge(Judge):
     """Look-up judge over a score table.
 
     Args:
@@ -96,15 +95,3 @@ class TableJudge:
                     scorer=METHOD))
             ctx.advance(1)
         return out
-
-
-def table_judge_from_spec(spec: str) -> TableJudge:
-    """``table:PATH`` → :class:`TableJudge`.
-
-    Raises:
-        InputError: empty path or the errors of :class:`TableJudge`.
-    """
-    path = spec.partition(":")[2]
-    if not path:
-        raise InputError("judge spec 'table:' needs a file path, e.g. table:scores.jsonl")
-    return TableJudge(path, judge_id=spec)

@@ -14,10 +14,10 @@ from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score, roc_auc_score
 from typer.testing import CliRunner
 
+from judge.calibration.labels import load_labels
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges import LocalJudge
-from judge.labels import load_labels
+from judge.judges.local import LocalJudge
 from metrics import best_threshold, binary_scores, bootstrap_indices, normalize, percentile_ci
 from tests.conftest import EXAMPLES, shared_file
 

@@ -20,7 +20,9 @@ import pytest
 import vcr
 
 from judge.cache import JudgeCache
-from judge.judges import JudgeContext, JudgeOptions, parse_judge_spec
+from judge.judges.base import JudgeContext
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
 from tests.conftest import REPO
 
 CASSETTES = REPO / "cassettes"

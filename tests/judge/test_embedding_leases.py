@@ -24,7 +24,9 @@ import diskcache
 import pytest
 
 from judge.cache import JudgeCache
-from judge.judges import JudgeContext, JudgeOptions, parse_judge_spec
+from judge.judges.base import JudgeContext
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
 from judge.verdict import Verdict
 from tests.cli_runs import CLI, ENV, letter_pairs, write_items
 from tests.conftest import REPO
@@ -213,7 +215,7 @@ def test_strings_held_past_max_wait_are_embedded_anyway(tmp_path: Path) -> None:
     with FakeOpenAIServer() as srv:
         co, ctx, progress = _judge_in_process(srv.base_url, pairs, cache)
         judge_key = parse_judge_spec("openai-embedding:fake-embed",
-                                     JudgeOptions(base_url=srv.base_url))._key  # type: ignore[attr-defined]
+                                     JudgeOptions(base_url=srv.base_url)).key  # type: ignore[attr-defined]
         held = [judge_key(p) for p, _ in pairs]
 
         async def run() -> tuple[list[Verdict | None], float]:

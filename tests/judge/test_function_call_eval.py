@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.fcformats import Unparseable, decode_bfcl_result, parse_call_text
+from judge.tasks.fcformats import Unparseable, decode_bfcl_result, parse_call_text
 from tests.conftest import EXAMPLES, shared_file
 
 runner = CliRunner()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import resource
 import shlex
 import shutil
@@ -26,7 +25,6 @@ from pathlib import Path
 import pytest
 
 from judge.cache import JudgeCache
-from judge.runs import default_run_dir
 from tests.cli_runs import CLI, ENV, letter_pairs, write_items
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
@@ -441,10 +439,3 @@ def test_leases_of_a_killed_process_do_not_stall_the_next(tmp_path: Path) -> Non
     assert s["judge_calls"] == n - 1 and s["cache_hits"] == 1
     assert len(_chat_requests(srv)) == n - 1
     assert wall < 15, wall  # the dead holder is seen at once, not after the 30 s TTL
-
-
-def test_default_run_dir_name() -> None:
-    p = default_run_dir("selection")
-    stamp, task, pid = p.name.rsplit("-", 2)
-    assert p.parent == Path("runs") and task == "selection" and pid == str(os.getpid())
-    assert len(stamp) == 15 and stamp[8] == "-" and stamp.replace("-", "").isdigit()

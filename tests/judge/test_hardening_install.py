@@ -26,8 +26,9 @@ from packaging.version import Version
 
 from judge.cache import JudgeCache
 from judge.judges.base import JudgeContext
+from judge.judges.embedding import batches
 from judge.judges.lexical import LexicalJudge
-from judge.judges.local import BATCH, BATCH_CHARS, MAX_CHARS, LocalJudge, _batches
+from judge.judges.local import BATCH, BATCH_CHARS, MAX_CHARS, LocalJudge
 from tests.conftest import REPO
 
 if sys.version_info >= (3, 11):
@@ -205,9 +206,9 @@ def test_batches_bound_count_and_characters() -> None:
     texts = ["a" * 10, "b" * 10, "c" * 30_000, "d" * 5_000, "e" * 40_000]
     # by hand: [10, 10] is full at 2 strings; 30,000 + 5,000 > 32,768; 5,000 + 40,000 too;
     # a string longer than the budget forms its own batch
-    got = [[len(t) for t in b] for b in _batches(texts, 2, 32_768)]
+    got = [[len(t) for t in b] for b in batches(texts, 2, 32_768)]
     assert got == [[10, 10], [30_000], [5_000], [40_000]]
-    assert [len(b) for b in _batches(["x"] * 130, BATCH, BATCH_CHARS)] == [64, 64, 2]
+    assert [len(b) for b in batches(["x"] * 130, BATCH, BATCH_CHARS)] == [64, 64, 2]
 
 
 class _SpyEncoder:

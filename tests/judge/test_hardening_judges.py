@@ -24,13 +24,13 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges import JudgeOptions, parse_judge_spec
-from judge.judgesfile import load_judges_file
+from judge.judges.judgesfile import load_judges_file
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
+from judge.judges.scorer import load_scorer, neutralise
 from judge.redact import MASK, redact, redact_row
-from judge.report import render_html, render_markdown
-from judge.rundir import load_run
-from judge.runs import write_run
-from judge.scorer import load_scorer, neutralise
+from judge.runs.report import render_html, render_markdown
+from judge.runs.store import load_run, record_from_parts, write_run
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
@@ -400,7 +400,8 @@ def test_sinks_redact_old_runs_and_rows(tmp_path, monkeypatch) -> None:
             "matches": [], "precision": 0.0, "recall": 0.0, "f1": 0.0}
     config = {"task": "selection", "tau": 0.7, "judge": {"id": "j"},
               "command": ["simjudge", "eval", "--context", key]}
-    write_run(tmp_path / "run", config, [row], [item], {"task": "selection", "metrics": {}})
+    write_run(record_from_parts(config, {"task": "selection", "n_items": 1, "metrics": {}},
+                                [item], [row]), tmp_path / "run")
     for p in (tmp_path / "run").iterdir():
         assert key not in p.read_text(), p
     assert json.loads((tmp_path / "run" / "verdicts.jsonl").read_text())["pred"] == "Alpha"

@@ -90,6 +90,9 @@ KNOWN: dict[str, list[tuple[str, float]]] = {
     "examples/seed003_home_automation.jsonl": [("fn_acc_all", 8 / 11), ("fn_acc_name", 1.0)],
     # oa-01..03 correct, one item of each of the 7 error types → 3/10
     "examples/function_call_openai.jsonl": [("accuracy", 0.3)],
+    # lexical: only "New York" ↔ "New York City" (0.775) > 0.7, 2 exact → TP 2.775 of 6/6
+    # (hand derivation in tests/judge/test_tasks_spans.py); strict 2/6
+    "examples/spans_ner.jsonl": [("micro_f1", 0.4625), ("strict_f1", 1 / 3)],
     # simple_0, simple_1, multiple_function_2, parallel_function_0 correct → 4/9
     "examples/bfcl/result.jsonl": [("accuracy", 4 / 9)],
 }
@@ -275,7 +278,7 @@ def test_calibrate_says_how_repeated_rows_were_merged(tmp_path: Path) -> None:
 
 
 def test_calibrate_with_one_row_per_pair_says_so(tmp_path: Path) -> None:
-    from judge.labels import load_labels
+    from judge.calibration.labels import load_labels
 
     path = tmp_path / "l.tsv"
     path.write_text("pred\ttruth\tlabel\na\tA\t1\nb\tC\t0\nc\tC\t1\n", encoding="utf-8")
@@ -312,13 +315,14 @@ def test_audit_embeds_each_items_content(readme_runs: dict[str, tuple[int, str, 
     d = _report_json(runs["judgment"])
     assert _item(d, "term-05") == {  # the model said "translation", the reference says not
         "id": "term-05", "source": "examples/judgment_term_translation.jsonl:5",
-        "query": "refund → 退货", "content": {"pred": True, "truth": False, "correct": False},
-        "metrics": {}}
+        "query": "refund → 退货", "content": {"kind": "boolean", "pred": True, "truth": False,
+                                              "correct": False},
+        "metrics": {}, "heatmaps": []}
     assert d["header"]["int_metrics"] == ["tp", "tn", "fp", "fn"]
     g = _item(_report_json(runs["generation"]), "gen-02")["content"]
-    assert g == {"pred": "Mercury", "truth": ["Mercury", "the planet Mercury"]}
+    assert g == {"kind": "texts", "pred": "Mercury", "truth": ["Mercury", "the planet Mercury"]}
     m = _item(_report_json(runs["multilabel"]), "ticket-03")["content"]
-    assert m == {"pred": ["billing", "bug"], "truth": ["bug"], "missing": [],
+    assert m == {"kind": "labels", "pred": ["billing", "bug"], "truth": ["bug"], "missing": [],
                  "extra": ["billing"]}
     r = _item(_report_json(runs["ranking"]), "301")["content"]
     assert r["relevant"] == [["FBIS3-20551", 1, 6], ["FBIS3-20552", 1, 7]]

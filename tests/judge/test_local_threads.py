@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges import JudgeOptions, parse_judge_spec
 from judge.judges.local import LocalJudge, auto_threads
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
 
 runner = CliRunner()
 

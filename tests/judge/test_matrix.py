@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from judge.cache import JudgeCache
-from judge.judges import JudgeContext, Pair
+from judge.judges.base import JudgeContext, Pair
 from judge.matrix import build_matrices, distinct_pairs
 from judge.verdict import Verdict
 

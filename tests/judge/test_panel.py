@@ -13,8 +13,11 @@ from typer.testing import CliRunner
 
 from judge.cache import JudgeCache
 from judge.cli import app
-from judge.judges import JudgeContext, JudgeOptions, LexicalJudge, parse_judge_spec
-from judge.panel import Panel, agreement, vote
+from judge.judges.base import JudgeContext
+from judge.judges.lexical import LexicalJudge
+from judge.judges.options import JudgeOptions
+from judge.judges.panel import Panel, agreement, vote
+from judge.judges.registry import parse_judge_spec
 from metrics import fuzzy_prf
 from tests.conftest import EXAMPLES, shared_file
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
@@ -67,12 +70,20 @@ def test_quorum_and_majority_with_failing_members(tmp_path) -> None:  # type: ig
         ctx = JudgeContext(cache=JudgeCache(tmp_path / "c"))
         strict = Panel(members, "mean", quorum=3)
         assert asyncio.run(strict.judge_pairs(PAIRS, ctx)) == [None] * 4  # 2 ok < quorum 3
-        assert strict.undecided == 4
-        assert {v["judge_id"]: v["outcome"] for v in strict.member_verdicts
+        # the run's panel state is on its context: 4 pairs undecided, 3 members x 4 pairs
+        assert ctx.panel.undecided == 4 and len(ctx.panel.member_verdicts) == 12
+        assert {v["judge_id"]: v["outcome"] for v in ctx.panel.member_verdicts
                 if v["pred"] == "Alpha"} == {"good": "ok", "broken": "refused", "lexical": "ok"}
+        assert all(v["member_of"] == strict.id for v in ctx.panel.member_verdicts)
+        # the same panel object judges a second run: that run's state starts empty
+        ctx_again = JudgeContext(cache=JudgeCache(tmp_path / "c"))
+        assert asyncio.run(strict.judge_pairs(PAIRS, ctx_again)) == [None] * 4
+        assert ctx_again.panel.undecided == 4 and len(ctx_again.panel.member_verdicts) == 12
+        assert ctx.panel.undecided == 4 and len(ctx.panel.member_verdicts) == 12
         majority = Panel(members, "majority", quorum=2)
         ctx2 = JudgeContext(cache=JudgeCache(tmp_path / "c"))
         out = asyncio.run(majority.judge_pairs(PAIRS, ctx2))
+        assert ctx2.panel.undecided == 0  # good + lexical answer every pair: 2 ok >= quorum 2
     # Alpha/apple: good 0.9 (yes), lexical < 0.7, broken failed → 1 of 3 → no match
     lex = LexicalJudge().score("Alpha", "apple")[0]
     assert out[0] is not None and out[0].score == pytest.approx(min((0.9 + lex) / 2, 0.7))

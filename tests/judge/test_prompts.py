@@ -7,7 +7,7 @@ import hashlib
 import jinja2
 import pytest
 
-from judge.scorer import Scorer, load_scorer
+from judge.judges.scorer import Scorer, load_scorer
 from tests.conftest import REPO
 
 PROMPTS = REPO / "prompts"
@@ -38,7 +38,8 @@ def test_scorer_identity() -> None:
     assert set(s.json_schema()["properties"]) == {"score", "rationale"}
     with pytest.raises(ValueError, match="NAME@VERSION"):
         load_scorer("entity_similarity")
-    with pytest.raises(ValueError, match="no template"):
+    with pytest.raises(ValueError, match="unknown scorer 'entity_similarity@v999'; expected one "
+                                         "of: entity_similarity@v1, "):
         load_scorer("entity_similarity@v999")
 
 

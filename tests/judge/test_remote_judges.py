@@ -22,11 +22,14 @@ from judge.cache import JudgeCache
 from judge.cli import app
 from judge.errors import InputError
 from judge.evaluate import run_evaluation
-from judge.items import items_from_dicts
-from judge.judges import JudgeContext, JudgeOptions, parse_judge_spec
-from judge.judgesfile import load_judges_file
+from judge.judges.base import JudgeContext
+from judge.judges.judgesfile import load_judges_file
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
 from judge.prices import Price
 from judge.ratelimit import RateLimiter
+from judge.runs.store import write_run
+from judge.tasks.registry import get_task
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, fake_score
 
@@ -276,15 +279,15 @@ def test_missing_key_for_openai_itself(monkeypatch) -> None:  # type: ignore[no-
 
 
 def test_run_evaluation_with_remote_judge_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    items = items_from_dicts([{"pred": ["Alpha", "Beta"], "truth": ["apple", "gamma"]}],
-                             "selection")
+    task = get_task("selection")
+    items = task.from_dicts([{"pred": ["Alpha", "Beta"], "truth": ["apple", "gamma"]}])
     with FakeOpenAIServer() as srv:
         judge = _judge(srv)
-        r = run_evaluation(items, "selection", judge, cache=JudgeCache(tmp_path / "c"),
-                           out=tmp_path / "run")
+        r = run_evaluation(items, task, judge, cache=JudgeCache(tmp_path / "c"))
+    write_run(r, tmp_path / "run")
     # Alpha–apple 0.9 is the only score above τ: TP 0.9, P = R = 0.45
-    assert r.summary["metrics"]["macro_precision"] == pytest.approx(0.45)
-    assert r.summary["judge_calls"] == 4 and r.summary["outcomes"]["ok"] == 4
+    assert r.summary.metrics["macro_precision"] == pytest.approx(0.45)
+    assert r.summary.judge_calls == 4 and r.summary.outcomes["ok"] == 4
     lines = (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()
     v = json.loads(lines[0])
     assert v["template_sha256"] and v["cache_key"] and v["output_mode"] == "json_schema"

@@ -18,7 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.rundir import load_run
+from judge.runs.record import RunRecord
+from judge.runs.store import load_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs_v0"
 RUNS = ("selection_local", "selection_panel", "function_call")
@@ -32,6 +33,7 @@ def _summary(name: str) -> dict:  # type: ignore[type-arg]
 @pytest.mark.parametrize("name", RUNS)
 def test_old_runs_load_and_audit(tmp_path: Path, name: str) -> None:
     stored = load_run(FIXTURES / name)
+    assert isinstance(stored, RunRecord) and stored.path == FIXTURES / name
     assert stored.task == ("function-call" if name == "function_call" else "selection")
     assert len(stored.items) == _summary(name)["n_items"]
     for fmt in ("html", "md", "jsonl"):
@@ -42,7 +44,7 @@ def test_old_runs_load_and_audit(tmp_path: Path, name: str) -> None:
         assert target.stat().st_size > 0
     # every item id of the run appears in the re-rendered report
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert all(json.dumps(row["id"])[1:-1] in html for row in stored.items)
+    assert all(json.dumps(row.id)[1:-1] in html for row in stored.items)
 
 
 def test_rescore_of_an_old_run_reproduces_it(tmp_path: Path) -> None:

@@ -1,0 +1,280 @@
+"""τ calibration: score human-labelled pairs with judges, choose τ, quantify its uncertainty.
+
+For each judge (DESIGN.md "Calibration"):
+
+* scores for every labelled pair (normalised-equal pairs score 1.0 without a judge call, as in
+  ``eval``; pairs the judge gave no ``ok`` verdict are left out and counted);
+* ROC-AUC, PR-AUC (average precision), Spearman and Pearson against the raw labels;
+* the sweep over candidate τs (midpoints between consecutive distinct scores; a pair is
+  predicted "same" when its score is strictly greater than τ) with precision, recall, F1, κ,
+  accuracy, TPR, FPR; the chosen τ maximises the objective, ties to the larger τ;
+* a bootstrap 95 % percentile interval of τ and of the objective (resampling pairs; resamples
+  with one class are skipped and counted);
+* a stratified k-fold cross-validated estimate of the objective when τ is chosen on the other
+  folds (mean and SD over folds, and pooled over all held-out predictions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge.cache import JudgeCache
+from judge.calibration.labels import LabelSet
+from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
+from judge.judges.base import Judge
+from judge.numbers import finite_or_none
+
+if TYPE_CHECKING:
+    from judge.runs.record import RunRecord
+from metrics import (
+    best_index,
+    bootstrap_indices,
+    kappa_from_counts,
+    pearson,
+    percentile_ci,
+    pr_auc,
+    roc_auc,
+    scores_from_counts,
+    spearman,
+    stratified_folds,
+    sweep_arrays,
+)
+
+
+def objective_from_counts(tp: int, fp: int, fn: int, tn: int, objective: str) -> float:
+    """The objective (``f1``, ``kappa``, ``accuracy`` or ``youden``) of a confusion matrix."""
+    if objective == "kappa":
+        return kappa_from_counts(tp, fp, fn, tn)
+    if objective == "youden":
+        tpr = tp / (tp + fn) if tp + fn else 0.0
+        fpr = fp / (fp + tn) if fp + tn else 0.0
+        return tpr - fpr
+    s = scores_from_counts(tp, tn, fp, fn)
+    return float(getattr(s, objective))
+
+
+def _confusion(scores: NDArray[np.float64], labels: NDArray[np.bool_],
+               tau: float) -> tuple[int, int, int, int]:
+    pred = scores > tau
+    return (int((pred & labels).sum()), int((pred & ~labels).sum()),
+            int((~pred & labels).sum()), int((~pred & ~labels).sum()))
+
+
+def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
+                    n_boot: int = 1000, folds: int = 5, seed: int = 0,
+                    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]] | None]:
+    """Calibration statistics of one judge.
+
+    Args:
+        js: the judge's scores for ``labels``.
+        labels: the labelled pairs.
+        objective: ``f1``, ``kappa``, ``accuracy`` or ``youden``.
+        n_boot: bootstrap resamples (0 = none).
+        folds: k for the cross-validated estimate (reduced to the smaller class size if
+            needed; < 2 = none).
+        seed: random seed for the bootstrap and the folds.
+
+    Returns:
+        ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
+        ``curve.csv`` and plots). When every scored pair has the same score no threshold
+        separates anything: the report says so (``tau`` None, ROC-AUC 0.5) and ``sweep`` is
+        None. When the judge's failures (outcomes other than ``ok``) left it scored pairs of
+        one class only, or none, ROC-AUC, PR-AUC, the correlations and ``tau`` are None and
+        ``note`` says why; the other judges are calibrated as usual.
+    """
+    valid = ~np.isnan(js.scores)
+    s = js.scores[valid]
+    y = np.array([p.positive for p in labels.pairs], dtype=bool)[valid]
+    raw = np.array([p.value for p in labels.pairs], dtype=np.float64)[valid]
+    base: dict[str, Any] = {
+        "judge": js.describe,
+        "pairs_scored": int(valid.sum()), "pairs_without_verdict": int((~valid).sum()),
+        "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
+        "outcomes": js.outcomes, "first_error": js.first_error,
+        "stopped_early": js.stopped_early, "objective": objective,
+    }
+    if y.all() or not y.any():
+        # the labels hold both classes (checked when they were read): the judge's failures
+        # left it pairs of one class only (or none) — reported, not fatal for the others
+        return {**base, "roc_auc": None, "pr_auc": None, "spearman": None, "pearson": None,
+                "tau": None, "note": f"the {int(valid.sum())} pairs it scored are of one class "
+                "or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
+    base.update({
+        "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
+        "spearman": finite_or_none(spearman(s, raw)), "pearson": finite_or_none(pearson(s, raw)),
+    })
+    if np.unique(s).size < 2:
+        return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
+                "threshold separates anything (the judge cannot discriminate these pairs)"}, None
+    sweep = sweep_arrays(s, y)
+    i = best_index(sweep[objective])
+    tau = float(sweep["tau"][i])
+    report: dict[str, Any] = {
+        **base, "tau": tau,
+        "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else finite_or_none(float(v[i])))
+                   for k, v in sweep.items() if k != "tau"},
+    }
+    if n_boot > 0:
+        taus, objs = [], []
+        skipped = 0
+        for idx in bootstrap_indices(len(s), n_boot, seed):
+            sb, yb = s[idx], y[idx]
+            if yb.all() or not yb.any() or np.unique(sb).size < 2:
+                skipped += 1
+                continue
+            sw = sweep_arrays(sb, yb)
+            try:
+                j = best_index(sw[objective])
+            except ValueError:
+                skipped += 1
+                continue
+            taus.append(float(sw["tau"][j]))
+            objs.append(float(sw[objective][j]))
+        report["bootstrap"] = {"resamples": n_boot, "skipped": skipped, "seed": seed,
+                               "tau_ci95": percentile_ci(taus),
+                               "objective_ci95": percentile_ci(objs)}
+    k = min(folds, int(y.sum()), int((~y).sum()))
+    if k >= 2:
+        per_fold, pooled = [], np.zeros(4, dtype=int)
+        fold_taus = []
+        for test in stratified_folds(y, k, seed):
+            train = np.setdiff1d(np.arange(len(s)), test)
+            ytr, str_ = y[train], s[train]
+            if ytr.all() or not ytr.any() or np.unique(str_).size < 2:
+                continue
+            sw = sweep_arrays(str_, ytr)
+            t = float(sw["tau"][best_index(sw[objective])])
+            fold_taus.append(t)
+            c = _confusion(s[test], y[test], t)
+            pooled += np.array(c)
+            per_fold.append(objective_from_counts(*c, objective))
+        report["cross_validation"] = {
+            "folds": k, "seed": seed, "taus": fold_taus,
+            "objective_per_fold": [finite_or_none(x) for x in per_fold],
+            "mean": finite_or_none(float(np.nanmean(per_fold))) if per_fold else None,
+            "sd": finite_or_none(float(np.nanstd(per_fold, ddof=1))) if len(per_fold) > 1 else None,
+            "pooled": finite_or_none(objective_from_counts(int(pooled[0]), int(pooled[1]),
+                                                    int(pooled[2]), int(pooled[3]), objective)),
+        }
+    return report, sweep
+
+
+def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[float]]:
+    """A stored run's macro/micro fuzzy P/R/F1 at each τ, re-scored by its task with no judge
+    call (tasks that match at τ: ``selection``, ``spans``).
+
+    Raises:
+        InputError: the run's task cannot be re-scored, or its rows store no scores.
+    """
+    from judge.errors import InputError
+    from judge.tasks.registry import get_task
+
+    task = get_task(record.task)
+    out: dict[str, list[float]] = {k: [] for k in (
+        "macro_precision", "macro_recall", "macro_f1", "micro_precision", "micro_recall",
+        "micro_f1")}
+    for t in taus:
+        got = task.rescore(record, float(t)) if task.uses_tau else None
+        if got is None or not all(k in got[1] for k in out):
+            raise InputError(f"--run needs a run whose fuzzy scores can be recomputed at "
+                             f"another τ (selection, spans; items.jsonl with stored scores), "
+                             f"not --task {record.task}", record.path)
+        for k in out:
+            out[k].append(float(got[1][k]))
+    return out
+
+
+CURVE_COLUMNS = ("judge", "tau", "precision", "recall", "f1", "kappa", "accuracy", "tpr", "fpr",
+                 "youden", "tp", "fp", "fn", "tn")
+
+
+def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache,
+                    out: Any, objective: str = "f1", n_boot: int = 1000, folds: int = 5,
+                    seed: int = 0, run_dir: Any = None, overwrite: bool = False,
+                    progress_factory: ProgressFactory | None = None) -> dict[str, Any]:
+    """Calibrate each judge on ``labels`` and write the output directory atomically.
+
+    Writes ``calibration.json``, ``curve.csv``, ``threshold.png``, ``roc.png``, ``pr.png``,
+    ``plots.json`` (the data behind the plots) and, with ``run_dir``, ``run_tau.png`` (the
+    run's fuzzy macro P/R/F1 across τ from its stored scores: no judge call).
+
+    Raises:
+        judge.errors.InputError: ``out`` not empty; a judge whose scored pairs are of one
+            class or all equal; a run directory without stored scores.
+        judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
+
+    ``progress_factory``: a progress bar per judge (see :func:`score_labelled_pairs`).
+    """
+    import csv
+    from pathlib import Path
+
+    from judge.calibration.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
+    from judge.errors import InputError
+    from judge.runs.atomic import atomic_dir, dumps, prepare_out_dir
+    from judge.runs.store import load_run
+
+    out = Path(out)
+    prepare_out_dir(out, overwrite)  # before any judge call
+    reports: dict[str, Any] = {}
+    sweeps: dict[str, dict[str, NDArray[Any]]] = {}
+    for judge in judges:
+        js = score_labelled_pairs(labels, judge, cache, progress_factory)
+        try:
+            reports[judge.id], sweep = calibrate_judge(js, labels, objective, n_boot, folds,
+                                                       seed)
+        except ValueError as exc:
+            raise InputError(str(exc), labels.path) from None
+        if sweep is not None:
+            sweeps[judge.id] = sweep
+    result: dict[str, Any] = {
+        "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
+                   "positives": labels.positives, "graded": labels.graded,
+                   "positive_threshold": labels.positive_threshold,
+                   "rows": labels.rows, "min_annotators": labels.min_annotators,
+                   "max_annotators": labels.max_annotators,
+                   "inter_annotator_alpha": finite_or_none(labels.alpha) if labels.alpha is not None
+                   else None},
+        "objective": objective, "rule": "a pair is predicted 'same' when score > tau; "
+        "candidates are midpoints between consecutive distinct scores; ties go to the larger tau",
+        "judges": reports,
+    }
+    curve = None
+    if run_dir is not None:  # before anything is written
+        stored = load_run(run_dir)
+        run_config = stored.config
+        taus = [round(float(t), 4) for t in np.linspace(0.0, 0.99, 100)]
+        curve = run_tau_curve(stored, taus)
+    chosen = {j: r["tau"] for j, r in reports.items() if r["tau"] is not None}
+    with atomic_dir(out, overwrite) as tmp:
+        with open(tmp / "curve.csv", "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(CURVE_COLUMNS)
+            for jid, sw in sweeps.items():
+                for i in range(len(sw["tau"])):
+                    w.writerow([jid, *(repr(float(sw[c][i])) if c not in ("tp", "fp", "fn", "tn")
+                                       else int(sw[c][i]) for c in CURVE_COLUMNS[1:])])
+        plots = {
+            "threshold.png": plot_thresholds(sweeps, chosen, objective, tmp / "threshold.png"),
+            "roc.png": plot_roc(sweeps, chosen, {j: r["roc_auc"] for j, r in reports.items()},
+                                tmp / "roc.png"),
+            "pr.png": plot_pr(sweeps, chosen, {j: r["pr_auc"] for j, r in reports.items()},
+                              tmp / "pr.png"),
+        }
+        if curve is not None:
+            run_judge = stored.judge_id
+            marks = {f"run τ ({run_config.tau})": float(run_config.tau or 0.7)}
+            if run_judge in chosen:
+                marks[f"calibrated τ ({run_judge})"] = chosen[run_judge]
+            plots["run_tau.png"] = plot_run_tau(taus, curve, marks,
+                                                f"run {Path(run_dir).name}: fuzzy scores vs τ",
+                                                tmp / "run_tau.png")
+            result["run"] = {"path": str(run_dir), "judge": run_judge,
+                             "tau": run_config.tau, "judge_calls": 0,
+                             "curve": {"tau": taus, **curve}}
+        (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")
+        (tmp / "calibration.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result

@@ -1,0 +1,89 @@
+"""Scoring human-labelled pairs with a judge (``simjudge calibrate``'s judge calls).
+
+Normalised-equal pairs score 1.0 with no judge call, as in ``eval``; every other distinct pair
+is judged once through the cache; pairs the judge gave no ``ok`` verdict keep NaN and are
+counted per outcome (a failure is never a 0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge import aio
+from judge.cache import JudgeCache
+from judge.calibration.labels import LabelSet
+from judge.judges.base import Judge, JudgeContext
+from metrics import normalize
+
+ProgressFactory = Callable[[int, Any], Callable[[int], None]]
+"""``(total units, live JudgeStats) -> advance(n)``: a progress-bar factory."""
+
+
+@dataclass
+class JudgeScores:
+    """A judge's scores for the labelled pairs (NaN where it gave no ``ok`` verdict)."""
+
+    judge_id: str
+    scores: NDArray[np.float64]
+    rationales: list[str]
+    judge_calls: int
+    cache_hits: int
+    describe: dict[str, Any]
+    outcomes: dict[str, int] = field(default_factory=dict)
+    first_error: str | None = None
+    stopped_early: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) -> JudgeScores:
+    n = len(labels.pairs)
+    scores = np.full(n, np.nan)
+    rationales = [""] * n
+    todo: dict[tuple[str, str], list[int]] = {}
+    for k, p in enumerate(labels.pairs):
+        if normalize(p.pred) == normalize(p.truth):
+            scores[k] = 1.0
+            rationales[k] = "exact match after normalisation"
+        else:
+            todo.setdefault((p.pred, p.truth), []).append(k)
+    pairs = list(todo)
+    verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
+    outcomes: Counter[str] = Counter()
+    first_error = None
+    for pair, v in zip(pairs, verdicts, strict=True):
+        if v is None:
+            continue
+        outcomes[v.outcome] += 1
+        if v.outcome == "ok" and v.score is not None:
+            for k in todo[pair]:
+                scores[k] = v.score
+                rationales[k] = v.rationale
+        elif first_error is None:
+            first_error = v.rationale
+    stops = [s.summary() for s in ctx.early_stops.values() if s.stopped]
+    return JudgeScores(judge.id, scores, rationales, ctx.stats.judge_calls,
+                       ctx.stats.cache_hits, judge.describe(), dict(outcomes), first_error,
+                       stops)
+
+
+def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
+                         progress_factory: ProgressFactory | None = None) -> JudgeScores:
+    """Score every labelled pair with ``judge`` (each distinct pair once, through the cache).
+
+    Args:
+        progress_factory: ``(total units, live JudgeStats) -> advance(n)`` for a progress bar
+            (None = none).
+    """
+    ctx = JudgeContext(cache=cache)
+    if progress_factory is not None:
+        distinct = list(dict.fromkeys((p.pred, p.truth) for p in labels.pairs
+                                      if normalize(p.pred) != normalize(p.truth)))
+        ctx.progress = progress_factory(judge.work_units(distinct), ctx.stats)
+    return aio.run(_score_pairs_async(labels, judge, ctx))
+
+

@@ -1,0 +1,113 @@
+"""``simjudge calibrate``: choose τ for each judge from human-labelled pairs. It takes exactly
+the judge options ``eval`` takes (:mod:`judge.cli.options`), so a self-hosted LLM or embedding
+judge is calibrated the way it is evaluated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge.cli import options as o
+from judge.cli.common import (
+    check_cache_mode,
+    check_max_chars,
+    fail,
+    fail_storage,
+    out,
+    progress,
+    say,
+)
+from judge.errors import CacheMissError, InputError
+
+
+def calibrate_command(
+    labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
+    judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
+    objective: Annotated[str, typer.Option(help="f1, kappa, accuracy or youden.")] = "f1",
+    positive_threshold: Annotated[float | None, typer.Option(
+        help="Binarise graded labels: label >= X is positive.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")] = 1000,
+    folds: Annotated[int, typer.Option(help="k for the cross-validated estimate.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds).")] = 0,
+    run: Annotated[Path | None, typer.Option(
+        help="A selection or spans run: also plot its fuzzy P/R/F1 across τ (no judge call).")
+    ] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    pred_field: Annotated[str, typer.Option(help="Field of the first side.")] = "pred",
+    truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
+    label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
+    where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
+    max_chars: Annotated[int, typer.Option(
+        help="Longest pair string (characters); a longer one is bad input (exit 2), never "
+             "truncated. 0 = no limit.")] = 4096,
+    cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
+    base_url: o.BaseUrl = None, api_key_env: o.ApiKeyEnv = "OPENAI_API_KEY",
+    scorer: o.ScorerOpt = "entity_similarity@v1", concurrency: o.Concurrency = 16,
+    max_batch: o.MaxBatch = 20, rpm: o.Rpm = None, tpm: o.Tpm = None,
+    temperature: o.Temperature = 0.0, decoding_seed: o.DecodingSeed = None,
+    max_tokens: o.MaxTokens = None, samples: o.Samples = 1, timeout: o.Timeout = 60.0,
+    max_retries: o.MaxRetries = 2, stop_after: o.StopAfter = 8, threads: o.Threads = None,
+    prices: o.Prices = None, http: o.Http = "auto", structured_method: o.StructuredMethod = None,
+) -> None:
+    """Choose τ for each judge from human-labelled pairs, with CIs, CV and plots.
+
+    Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
+    P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
+    curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
+    (default runs/<UTC time>-calibrate-<pid>). Judges are given as for eval (--judge, --judges,
+    --base-url, --scorer, limits…); several are compared on one chart. Per judge it records its
+    outcomes, and the terminal says when some of its calls failed (its statistics then use the
+    scored pairs only). Exit status 2 on bad input; 1 when some judge calls failed (the output
+    is written) or the disk refused a write.
+    """
+    from judge.cache import JudgeCache
+    from judge.calibration.calibrate import run_calibration
+    from judge.calibration.labels import load_labels
+    from judge.cli.options import build_judges, judge_options
+    from judge.cli.checks import check_min
+    from judge.runs.atomic import default_run_dir, prepare_out_dir
+    from metrics import OBJECTIVES
+
+    try:
+        if objective not in OBJECTIVES:
+            raise InputError(f"unknown objective {objective!r}; expected one of "
+                             f"{', '.join(OBJECTIVES)}", field="objective")
+        check_cache_mode(cache_mode)
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
+        check_max_chars(max_chars)
+        options = judge_options(
+            base_url=base_url, api_key_env=api_key_env, scorer=scorer, concurrency=concurrency,
+            max_batch=max_batch, rpm=rpm, tpm=tpm, temperature=temperature,
+            decoding_seed=decoding_seed, max_tokens=max_tokens, samples=samples,
+            timeout=timeout, max_retries=max_retries, stop_after=stop_after, threads=threads,
+            prices=prices, http=http, structured_method=structured_method)
+        judges = build_judges(list(judge or []), judges_file, options)
+        if len({j.id for j in judges}) != len(judges):
+            raise InputError("the same judge is given twice", field="judge")
+        label_set = load_labels(labels, pred_field, truth_field, label_field,
+                                positive_threshold, where or [], max_chars=max_chars)
+        say(label_set.describe())  # how repeated rows were merged
+        target = out_dir or default_run_dir("calibrate")
+        prepare_out_dir(target, overwrite)  # before any judge call
+        cache = JudgeCache(cache_dir, cache_mode)
+        try:
+            with progress() as factory:
+                result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
+                                         folds, seed, run, overwrite, progress_factory=factory)
+        finally:
+            cache.close()
+    except (InputError, CacheMissError) as exc:
+        fail(exc)
+    except OSError as exc:  # disk full / size limit while writing the cache or the output
+        fail_storage(exc)
+    from judge.display import calibrate_summary, print_all
+
+    print_all(out, calibrate_summary(result, objective))
+    say(f"calibration written to {target}")
+    if any(n for r in result["judges"].values()
+           for o_, n in (r.get("outcomes") or {}).items() if o_ != "ok"):
+        raise typer.Exit(1)  # like eval: some judge calls failed (named above)

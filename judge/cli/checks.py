@@ -1,0 +1,63 @@
+"""Checks of command-line options that no library object validates on its own.
+
+Run by ``simjudge eval``/``calibrate``/``rescore``/``compare`` before any data is read or any
+judge is called; each failure is one :class:`judge.errors.InputError` line naming the option
+(exit status 2). Judge settings (``--rpm``, ``--timeout``, ``--samples``…) are checked by
+:class:`judge.judges.options.JudgeOptions` itself, so the Python API gets the same checks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from judge.errors import InputError
+
+if TYPE_CHECKING:
+    from judge.tasks.base import Task
+
+def check_judge_use(task: Task, judge_given: bool, judges_file_given: bool,
+                    arg_judge_given: bool) -> None:
+    """Refuse judge options that ``task`` would silently ignore.
+
+    Args:
+        task: the ``--task``.
+        judge_given: ``--judge`` was given at least once.
+        judges_file_given: ``--judges FILE`` was given.
+        arg_judge_given: ``--arg-judge`` was given.
+
+    Raises:
+        InputError: ``--judge``/``--judges`` with a task whose judge option is not ``--judge``
+            (with the task's reason; for function calls the message points to
+            ``--arg-judge``), or ``--arg-judge`` with a task whose judge option it is not.
+    """
+    if task.judge_option != "--judge" and (judge_given or judges_file_given):
+        flag = "--judge" if judge_given else "--judges"
+        hint = (f"; to judge string argument values use {task.judge_option}"
+                if task.judge_option else "")
+        raise InputError(f"{flag} is not used by --task {task.name} ({task.no_judge_reason})"
+                         f"{hint}", field=flag.lstrip("-"))
+    if arg_judge_given and task.judge_option != "--arg-judge":
+        raise InputError(f"--arg-judge is used by --task function-call only, not --task "
+                         f"{task.name}", field="arg-judge")
+
+
+def check_unit(name: str, value: float) -> None:
+    """``value`` must be a number in [0, 1] (``--tau``, ``--arg-tau``).
+
+    Raises:
+        InputError: NaN or outside [0, 1].
+    """
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise InputError(f"--{name} must be in [0, 1], got {value}", field=name)
+
+
+def check_min(name: str, value: int | None, minimum: int, what: str = "") -> None:
+    """``value`` (when given) must be an integer >= ``minimum`` (``--bootstrap`` >= 0,
+    ``--quorum`` >= 1, ``--folds`` >= 2).
+
+    Raises:
+        InputError: below the minimum.
+    """
+    if value is not None and value < minimum:
+        raise InputError(f"--{name} must be >= {minimum}{what}, got {value}", field=name)

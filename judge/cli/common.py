@@ -1,0 +1,106 @@
+"""What every ``simjudge`` command shares: the consoles, the error exits, the progress bar, and
+the report of judges stopped early. The judge options live in :mod:`judge.cli.options`.
+
+Exit statuses: 2 for bad input (one line ``simjudge: error: FILE:LINE: field 'x': …``), 1 when
+the disk refused a write or some judge calls failed, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from judge.cache import CACHE_MODES
+from judge.errors import InputError
+
+err = Console(stderr=True)
+out = Console()
+
+
+def fail(exc: Exception) -> NoReturn:
+    """Bad input: print one redacted line (never a key) and exit with status 2."""
+    from judge.redact import redact
+
+    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
+    raise typer.Exit(2)
+
+
+def fail_storage(exc: OSError) -> NoReturn:
+    """The disk refused a write mid-run (full, size limit): one line, exit 1; completed judge
+    calls are in the cache (:class:`judge.cache.CacheStorageError`,
+    :class:`judge.runs.atomic.RunWriteError`)."""
+    from judge.redact import redact
+
+    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
+    raise typer.Exit(1)
+
+
+def say(text: str) -> None:
+    """Print a plain line on stdout (no markup, no highlighting)."""
+    out.print(text, highlight=False, markup=False)
+
+
+@contextmanager
+def progress(label: str = "judging") -> Iterator[Callable[[int, Any], Callable[[int], None]]]:
+    """A transient progress bar on stderr; yields a factory ``(total units, live JudgeStats)
+    -> advance(n)`` showing calls, cache hits, tokens and USD as they accrue. The bar appears
+    only once the factory is called (when judging starts), so an error raised before — bad
+    input — prints its one line and nothing else."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[live]}"), console=err, transient=True)
+    started = False
+
+    def factory(total: int, stats: Any) -> Callable[[int], None]:
+        nonlocal started
+        if not started:
+            bar.start()
+            started = True
+        task = bar.add_task(label, total=total or None, live="")
+
+        def advance(n: int) -> None:
+            live = (f"calls {stats.judge_calls}  cache {stats.cache_hits}  tokens "
+                    f"{stats.tokens_in + stats.tokens_out}  ${stats.cost_usd:.4f}")
+            bar.update(task, advance=n, live=live)
+
+        return advance
+
+    try:
+        yield factory
+    finally:
+        if started:
+            bar.stop()
+
+
+def check_cache_mode(mode: str) -> None:
+    """Raise :class:`InputError` for an unknown ``--cache-mode``."""
+    if mode not in CACHE_MODES:
+        raise InputError(f"unknown cache mode {mode!r}; expected one of "
+                         f"{', '.join(CACHE_MODES)}", field="cache-mode")
+
+
+def check_max_chars(max_chars: int) -> None:
+    """Raise :class:`InputError` for a negative ``--max-chars``."""
+    if max_chars < 0:
+        raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
+                         field="max-chars")
+
+
+def report_stops(summary_or_stops: list[dict[str, Any]]) -> None:
+    """One stderr line per judge stopped early after repeated fatal errors."""
+    for s in summary_or_stops:
+        err.print(f"simjudge: judge {s['judge']} stopped early: {s['reason']}; "
+                  f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
+                  "transport_error, not cached: a rerun retries them)", highlight=False,
+                  markup=False, soft_wrap=True)

@@ -1,0 +1,131 @@
+"""``simjudge eval``: load items for a task, judge and score them, write the run directory."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judge.cli import options as o
+from judge.cli.common import (
+    check_cache_mode,
+    check_max_chars,
+    err,
+    fail,
+    fail_storage,
+    progress,
+    report_stops,
+    say,
+)
+from judge.errors import CacheMissError, InputError
+
+
+def eval_command(
+    data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
+    task: Annotated[str, typer.Option(help="The task (see 'simjudge tasks').")] = "selection",
+    judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
+    vote: Annotated[str, typer.Option(
+        help="Several judges: panel vote: mean, median, majority (at τ), min or max.")] = "mean",
+    quorum: Annotated[int, typer.Option(
+        help="Panel: members that must answer ok for a pair to be decided.")] = 1,
+    tau: Annotated[float, typer.Option(
+        help="Match threshold τ in [0, 1]; a pair matches when its score is strictly greater.")
+    ] = 0.7,
+    tau_from: Annotated[Path | None, typer.Option(
+        help="calibration.json from simjudge calibrate: use its τ for --judge (overrides "
+             "--tau).")] = None,
+    bootstrap: Annotated[int, typer.Option(
+        help="Bootstrap resamples for the 95 % CIs in summary.json (0 = none).")] = 1000,
+    seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Run directory to write.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    pred_field: Annotated[str | None, typer.Option(help="Prediction field name.")] = None,
+    truth_field: Annotated[str | None, typer.Option(help="Gold field name.")] = None,
+    id_field: Annotated[list[str] | None, typer.Option(
+        help="Id field(s); repeat or comma-separate for a composite id. Default: 'id' when the "
+             "records carry it (with --gold: when both files do), else the position.")] = None,
+    gold: Annotated[Path | None, typer.Option(
+        help="Separate gold file joined on the id (--id-field, default 'id'); files without ids "
+             "are paired by position only when their record counts match (ranking: TREC "
+             "qrels).")] = None,
+    max_chars: Annotated[int, typer.Option(
+        help="Longest string (characters) accepted in a prediction or gold field; a longer one "
+             "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")] = 4096,
+    where: Annotated[list[str] | None, typer.Option(
+        help="Keep only records with FIELD=VALUE (repeatable).")] = None,
+    context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
+    fc_format: Annotated[str, typer.Option(
+        "--format", help="function-call: seed, openai (tool_calls) or bfcl.")] = "seed",
+    functions: Annotated[Path | None, typer.Option(
+        help="function-call --format bfcl: the question file with the function schemas.")
+    ] = None,
+    arg_judge: Annotated[str | None, typer.Option(
+        help="function-call: judge spec for string argument equivalence (e.g. local).")] = None,
+    arg_tau: Annotated[float, typer.Option(
+        help="function-call: argument values match when the judge's score is > this.")] = 0.7,
+    cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
+    base_url: o.BaseUrl = None, api_key_env: o.ApiKeyEnv = "OPENAI_API_KEY",
+    scorer: o.ScorerOpt = "entity_similarity@v1", concurrency: o.Concurrency = 16,
+    max_batch: o.MaxBatch = 20, rpm: o.Rpm = None, tpm: o.Tpm = None,
+    temperature: o.Temperature = 0.0, decoding_seed: o.DecodingSeed = None,
+    max_tokens: o.MaxTokens = None, samples: o.Samples = 1, timeout: o.Timeout = 60.0,
+    max_retries: o.MaxRetries = 2, stop_after: o.StopAfter = 8, threads: o.Threads = None,
+    prices: o.Prices = None, http: o.Http = "auto", structured_method: o.StructuredMethod = None,
+) -> None:
+    """Evaluate predictions against gold answers and write a run directory.
+
+    Writes config.json, verdicts.jsonl, items.jsonl, summary.json and report.html atomically
+    into --out (default runs/<UTC time>-<task>-<pid>), then prints the summary table. Exit
+    status: 0 when every judged pair got a score; 1 when some judge calls failed (their
+    outcomes are recorded in the run), a remote judge stopped early after --stop-after
+    consecutive fatal errors (one line on stderr; its unsent pairs are "not attempted",
+    retried by a rerun) or the disk refused a write (cached answers are kept); 2 on bad input,
+    also an --out that cannot be written — all checked before any judge call.
+
+    Items are identified by --id-field, by default by the data's 'id' field when the records
+    carry it; with --gold, predictions and gold are joined on it one-to-one (missing, extra or
+    duplicate ids are errors), and files without ids are paired by position only when their
+    record counts match. A prediction or gold string longer than --max-chars is bad input.
+    """
+    from judge.cli.evalrun import EvalRequest, run_eval
+
+    opts = dict(base_url=base_url, api_key_env=api_key_env, scorer=scorer,
+                concurrency=concurrency, max_batch=max_batch, rpm=rpm, tpm=tpm,
+                temperature=temperature, decoding_seed=decoding_seed, max_tokens=max_tokens,
+                samples=samples, timeout=timeout, max_retries=max_retries,
+                stop_after=stop_after, threads=threads, prices=prices, http=http,
+                structured_method=structured_method)
+    request = EvalRequest(
+        data=data, task=task, judges=list(judge or []), judges_file=judges_file, vote=vote,
+        quorum=quorum, tau=tau, tau_from=tau_from, bootstrap=bootstrap, seed=seed,
+        out_dir=out_dir, overwrite=overwrite, pred_field=pred_field, truth_field=truth_field,
+        id_fields=[f for spec in (id_field or []) for f in spec.split(",") if f], gold=gold,
+        max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
+        functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
+        cache_mode=cache_mode, judge_flags=opts, command=["simjudge", *sys.argv[1:]])
+    try:
+        check_cache_mode(cache_mode)
+        check_max_chars(max_chars)
+        with progress() as factory:
+            record = run_eval(request, factory)
+    except (InputError, CacheMissError) as exc:
+        fail(exc)
+    except OSError as exc:  # disk full / size limit while writing the cache or the run
+        fail_storage(exc)
+    from judge.cli.common import out
+    from judge.display import eval_summary, print_all
+
+    summary: Any = record.summary.to_row()
+    print_all(out, eval_summary(summary))
+    say(f"run written to {record.path}")
+    failed = sum(v for k, v in summary.get("outcomes", {}).items() if k != "ok")
+    failed += (summary.get("panel") or {}).get("undecided", 0)
+    stopped = summary.get("stopped_early") or []
+    report_stops(stopped)
+    if failed or stopped:
+        if failed:
+            err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
+                      highlight=False)
+        raise typer.Exit(1)

@@ -1,0 +1,101 @@
+"""The judge options of the command line, defined once and taken by ``eval`` and ``calibrate``
+alike (the same judges, endpoints, scorers, limits and cache), and turned into judges here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judge.cache import CACHE_MODES
+from judge.errors import InputError
+from judge.judges.registry import spec_help
+
+JudgeSpecs = Annotated[list[str] | None, typer.Option(
+    "--judge", help=f"Judge spec ({spec_help()}) or an id from --judges; repeat for "
+    "several.")]
+JudgesFile = Annotated[Path | None, typer.Option(
+    "--judges", help="TOML file of judges; --judge then names one of its ids.")]
+BaseUrl = Annotated[str | None, typer.Option(
+    help="OpenAI-compatible endpoint for openai:/openai-embedding: judges.")]
+ApiKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the API key.")]
+ScorerOpt = Annotated[str, typer.Option(
+    "--scorer", help="Prompt scorer: entity_similarity@v1 (one call per pair) or "
+    "entity_similarity_batch@v1 (one call per string of the smaller side, up to --max-batch "
+    "items).")]
+Concurrency = Annotated[int, typer.Option(help="Judge calls in flight.")]
+MaxBatch = Annotated[int, typer.Option(help="Most items per request with the batch scorer.")]
+Rpm = Annotated[int | None, typer.Option(help="Requests per minute limit.")]
+Tpm = Annotated[int | None, typer.Option(help="Tokens per minute limit.")]
+Temperature = Annotated[float, typer.Option(help="Decoding temperature.")]
+DecodingSeed = Annotated[int | None, typer.Option(
+    help="Decoding seed sent to LLM judges, if the server honours it.")]
+MaxTokens = Annotated[int | None, typer.Option(help="Completion token limit.")]
+Samples = Annotated[int, typer.Option(help="Completions per call (n); the score is their mean.")]
+Timeout = Annotated[float, typer.Option(help="Per-request timeout in seconds.")]
+MaxRetries = Annotated[int, typer.Option(help="Retries with backoff for 429/5xx/timeouts.")]
+StopAfter = Annotated[int, typer.Option(
+    help="Stop a remote judge after this many consecutive calls fail with the same fatal error "
+    "(HTTP 401/403/404, connection refused, DNS failure); its remaining pairs are recorded as "
+    "not attempted. 0 = never.")]
+Threads = Annotated[int | None, typer.Option(
+    help="local judge: BLAS threads (default automatic: 2 on an idle machine, 1 when the other "
+    "cores are busy).")]
+Prices = Annotated[Path | None, typer.Option(
+    help="TOML price table (USD per 1M tokens) replacing the dated default.")]
+Http = Annotated[str, typer.Option(
+    help="openai: HTTP transport: auto (aiohttp when installed), aiohttp or httpx.")]
+StructuredMethod = Annotated[str | None, typer.Option(
+    help="langchain: judges: with_structured_output method (json_schema, function_calling, "
+    "json_mode).")]
+CacheDir = Annotated[Path | None, typer.Option(
+    help="Cache directory (default $SIMJUDGE_CACHE_DIR or ~/.cache/simjudge).")]
+CacheMode = Annotated[str, typer.Option(help=f"One of: {', '.join(CACHE_MODES)}.")]
+
+
+def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concurrency: int,
+                  max_batch: int, rpm: int | None, tpm: int | None, temperature: float,
+                  decoding_seed: int | None, max_tokens: int | None, samples: int,
+                  timeout: float, max_retries: int, stop_after: int, threads: int | None,
+                  prices: Path | None, http: str, structured_method: str | None) -> Any:
+    """The :class:`judge.judges.options.JudgeOptions` of the command-line judge flags (each checked;
+    the first bad one raises :class:`InputError` naming its flag)."""
+    from judge.judges.options import JudgeOptions
+    from judge.prices import load_prices
+
+    params: dict[str, Any] = {"temperature": temperature}
+    for k, v in (("seed", decoding_seed), ("max_tokens", max_tokens)):
+        if v is not None:
+            params[k] = v
+    if samples != 1:
+        params["n"] = samples
+    return JudgeOptions(base_url=base_url, api_key_env=api_key_env, scorer=scorer,
+                        params=params, concurrency=concurrency, max_batch=max_batch, rpm=rpm,
+                        tpm=tpm, timeout_s=timeout, max_retries=max_retries,
+                        prices=load_prices(prices), method=structured_method, http=http,
+                        stop_after=stop_after, threads=threads)
+
+
+def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> list[Any]:
+    """The judges named on the command line: each ``--judge`` spec parsed with ``options``;
+    with ``--judges FILE``, each ``--judge`` names an id of the file (none = every judge of the
+    file). Default: ``local``.
+
+    Raises:
+        InputError: a bad spec, an id not in the file, a bad judges file.
+    """
+    from judge.judges.judgesfile import build_declared, load_judges_file
+    from judge.judges.registry import parse_judge_spec
+
+    if judges_file is None:
+        return [parse_judge_spec(s, options) for s in (specs or ["local"])]
+    declared = load_judges_file(judges_file, options)
+    for s in specs:
+        if s not in declared:
+            raise InputError(f"no judge {s!r} in {judges_file} (ids: {', '.join(declared)})",
+                             field="judge")
+    return [build_declared(judges_file, declared, s) for s in (specs or list(declared))]
+
+

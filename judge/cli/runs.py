@@ -1,0 +1,105 @@
+"""``simjudge audit``, ``rescore`` and ``compare``: commands that read finished run directories
+(no judge call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge.cli.common import fail, out, say
+from judge.errors import InputError
+
+Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")]
+Seed = Annotated[int, typer.Option(help="Random seed of the bootstrap.")]
+
+
+def audit_command(
+    run: Annotated[Path, typer.Argument(help="A run directory.")],
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", help="Output file (default RUN/report.html, .md or .jsonl).")] = None,
+    near: Annotated[float, typer.Option(
+        help="Queue the pairs whose score is within this distance of τ.")] = 0.1,
+    fmt: Annotated[str, typer.Option("--format", help="html, md or jsonl.")] = "html",
+) -> None:
+    """Write the audit report of a run: every judged pair with each judge's score, outcome,
+    rationale, raw output, latency, tokens and cache key; the chosen matching; queues (near τ,
+    disagreements, failures, unmatched); search; human overrides exportable as JSONL for
+    `calibrate` and the `table:` judge. HTML is one self-contained offline file. Exit status 2
+    on bad input."""
+    from judge.runs.report import render_html, render_jsonl, render_markdown
+    from judge.runs.store import load_run
+
+    renderers = {"html": render_html, "md": render_markdown, "jsonl": render_jsonl}
+    try:
+        if fmt not in renderers:
+            raise InputError(f"unknown format {fmt!r}; expected html, md or jsonl",
+                             field="format")
+        if not 0.0 <= near <= 1.0:
+            raise InputError(f"near must be in [0, 1], got {near}", field="near")
+        text = renderers[fmt](load_run(run), near)
+    except InputError as exc:
+        fail(exc)
+    target = out_file or run / f"report.{fmt}"
+    target.write_text(text, encoding="utf-8")
+    say(f"{fmt} report written to {target} ({len(text.encode()) / 1e6:.2f} MB)")
+
+
+def rescore_command(
+    run: Annotated[Path, typer.Argument(help="A run directory (selection, spans).")],
+    tau: Annotated[float | None, typer.Option(
+        help="The new τ (default: the run's own τ, from its config.json).")] = None,
+    vote: Annotated[str | None, typer.Option(help="Panel runs: another vote.")] = None,
+    quorum: Annotated[int | None, typer.Option(help="Panel runs: another quorum.")] = None,
+    bootstrap: Bootstrap = 1000, seed: Seed = 0,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the JSON here.")] = None,
+) -> None:
+    """Recompute matching and metrics from a run's stored verdicts, with no judge call
+    (τ sensitivity, vote-rule ablation). Without --tau (or --vote/--quorum) the run's own value
+    is used, which reproduces the run's metrics; the τ used is printed. Exit status 2 on bad
+    input (also a run whose task cannot be re-scored)."""
+    from judge.cli.checks import check_min
+    from judge.display import print_all, rescore_summary
+    from judge.runs.atomic import dumps
+    from judge.runs.rescore import rescore
+    from judge.runs.store import load_run
+
+    try:
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_min("quorum", quorum, 1)
+        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed)
+    except InputError as exc:
+        fail(exc)
+    print_all(out, rescore_summary(result))
+    if out_file is not None:
+        out_file.write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+        say(f"written to {out_file}")
+
+
+def compare_command(
+    runs: Annotated[list[Path], typer.Argument(help="Two or more runs over the same data.")],
+    bootstrap: Bootstrap = 1000, seed: Seed = 0,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", help="Write compare.json and compare.md into this directory.")] = None,
+) -> None:
+    """Side-by-side metrics with paired bootstrap 95 % CIs of the differences, per-judge
+    operations (outcomes, parse rate, cache, tokens, USD, latency) and agreement between the
+    runs' verdicts. Exit status 2 on bad input."""
+    from judge.cli.checks import check_min
+    from judge.display import compare_summary, print_all
+    from judge.runs.atomic import dumps
+    from judge.runs.compare import compare_runs, to_markdown
+    from judge.runs.store import load_run
+
+    try:
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        result = compare_runs([load_run(r) for r in runs], bootstrap, seed)
+    except InputError as exc:
+        fail(exc)
+    print_all(out, compare_summary(result))
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "compare.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
+        (out_dir / "compare.md").write_text(to_markdown(result), encoding="utf-8")
+        say(f"written to {out_dir}/compare.json and compare.md")

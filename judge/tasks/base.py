@@ -1,0 +1,274 @@
+"""The :class:`Task` protocol: everything ``simjudge`` needs to know about one kind of evaluation.
+
+A task is the unit of extension. It declares its duties in one class, so adding a task is one
+module under :mod:`judge.tasks` plus one line in :data:`judge.tasks.registry.TASKS`:
+
+* ``name``, ``default_fields`` (prediction and gold field names), ``judge_option`` (the command
+  line flag of the judge it uses — ``--judge``, ``--arg-judge`` — or None), ``uses_tau``;
+* :meth:`Task.load` — records on disk → typed :class:`~judge.items.Item` objects (bad input is an
+  :class:`~judge.errors.InputError` naming file, line and field);
+* :meth:`Task.judge` — the (async) judge calls, if the task uses a judge → :class:`Judged`;
+* :meth:`Task.score` — items (+ judged) → per-item rows and dataset metrics;
+* :meth:`Task.metrics_from_rows` — the dataset metrics recomputed from item rows: used by
+  the bootstrap CIs of the summary, by ``compare``'s paired bootstrap and by ``rescore``, so the
+  three agree by construction;
+* :meth:`Task.rescore` — metrics at another τ / vote from a stored run (None when the task
+  cannot be re-scored without judging again);
+* :meth:`Task.view` / :meth:`Task.markdown` — what the audit report shows of an item, and
+  :meth:`Task.matrices` — the similarity matrices the report draws as heatmaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from judge.errors import InputError
+from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
+
+if TYPE_CHECKING:
+    from judge.judges.base import Judge, JudgeContext
+    from judge.runs.record import RunRecord
+    from judge.verdict import Verdict
+
+Rows = list[dict[str, Any]]
+"""Per-item rows (one JSON object per item, ``items.jsonl``)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a task's items come from (the ``eval`` command's input options).
+
+    Attributes:
+        data: JSONL/CSV/TSV file of predictions (and gold, unless ``gold`` is given); for
+            ``ranking`` a TREC run file.
+        gold: separate gold file joined on the id (``ranking``: TREC qrels, required).
+        pred_field, truth_field: field names; None = the task's ``default_fields``.
+        id_fields: field(s) identifying an item; () = ``id`` when the records carry it, else
+            the position (see :func:`judge.items.resolve_id_fields`).
+        where: ``FIELD=VALUE`` filters on the records.
+        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
+        functions: BFCL only: the question file holding the function schemas.
+        max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
+            (0 = no limit); a longer one is bad input, never truncated.
+    """
+
+    data: Path
+    gold: Path | None = None
+    pred_field: str | None = None
+    truth_field: str | None = None
+    id_fields: tuple[str, ...] = ()
+    where: tuple[str, ...] = ()
+    fmt: str = "seed"
+    functions: Path | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
+
+
+@dataclass(frozen=True)
+class Params:
+    """Scoring parameters of a run.
+
+    Attributes:
+        tau: matching threshold τ in [0, 1]: a judged pair matches when its score is strictly
+            greater (seed 001's rule; ``selection`` and ``spans``).
+        zero_division: value of an undefined ratio (0/0): 0.0, 1.0 or NaN (as scikit-learn's
+            ``zero_division``).
+        context: task context handed to prompt judges (e.g. ``"IFPUG ILF names"``).
+        fc_format: function calls: ``seed``, ``openai`` or ``bfcl``.
+        arg_tau: function calls: argument values judged equivalent when the score is > arg_tau.
+    """
+
+    tau: float = 0.7
+    zero_division: float = 0.0
+    context: str = ""
+    fc_format: str = "seed"
+    arg_tau: float = 0.7
+
+    def __post_init__(self) -> None:
+        """Raises :class:`InputError` for τ or arg_tau outside [0, 1]."""
+        for name in ("tau", "arg_tau"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.0 <= v <= 1.0:
+                raise InputError(f"{name} must be in [0, 1], got {v!r}",
+                                 field=name.replace("_", "-"))
+
+
+@dataclass
+class Judged:
+    """What a task's judging step produced.
+
+    Attributes:
+        verdicts: every verdict (one per distinct judged pair), as objects.
+        verdict_rows: the rows of ``verdicts.jsonl`` (verdict fields plus ``item_id``,
+            ``member_of``, ``function``/``parameter``… where they apply).
+        accounting: entries for ``summary.json`` (pair counts, outcomes, panel agreement…).
+        extra_jsonl: more JSONL files of the run directory (e.g. ``disagreements.jsonl``).
+        matrices: per item, the similarity matrices the task judged (selection: one per item).
+        data: task-specific result handed to :meth:`Task.score` (e.g. function calls'
+            argument-equivalence test).
+    """
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    verdict_rows: Rows = field(default_factory=list)
+    accounting: dict[str, Any] = field(default_factory=dict)
+    extra_jsonl: dict[str, Rows] = field(default_factory=dict)
+    matrices: list[Any] = field(default_factory=list)
+    data: Any = None
+
+    @property
+    def failed(self) -> int:
+        """Judged pairs without a score (parse/transport errors, refusals)."""
+        outcomes = self.accounting.get("outcomes") or {}
+        return sum(v for k, v in outcomes.items() if k != "ok")
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """One similarity matrix as the audit report draws it.
+
+    Attributes:
+        label: what it is (``""`` for a selection item; the entity type for spans).
+        pred, truth: the row and column strings (lengths m and n).
+        scores: m×n scores in [0, 1], None = no verdict.
+        matches: ``{"pred_index", "truth_index", "score", "kind"}`` of the chosen matching
+            and ``judge_id`` (None for exact matches).
+    """
+
+    label: str
+    pred: list[str]
+    truth: list[str]
+    scores: list[list[float | None]]
+    matches: list[dict[str, Any]]
+
+
+class Task:
+    """Base class of every task (see the module docstring for the duties).
+
+    Subclasses set the class attributes and override :meth:`score` and
+    :meth:`metrics_from_rows` (and :meth:`load` / :meth:`judge` when the defaults — records
+    through ``extractors``, no judge — do not fit).
+
+    Class attributes:
+        name: the ``--task`` value.
+        summary: one line for ``--help`` and the docs.
+        default_fields: default prediction and gold field names.
+        extractors: per side, ``(record, field) -> typed value`` (raises ``InputError``).
+        judge_option: the CLI flag of the judge the task uses (``--judge``, ``--arg-judge``),
+            None when it uses none.
+        uses_tau: whether τ (``--tau``/``--tau-from``) applies.
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    default_fields: ClassVar[tuple[str, str]] = ("pred", "truth")
+    extractors: ClassVar[tuple[Extractor, Extractor] | None] = None
+    judge_option: ClassVar[str | None] = None
+    uses_tau: ClassVar[bool] = False
+    no_judge_reason: ClassVar[str] = ""
+    """Why the task takes no similarity judge (``--judge`` is refused with this reason)."""
+
+    # ------------------------------------------------------------------ input
+    def load(self, source: Source) -> list[Item]:
+        """Read ``source`` into items.
+
+        Raises:
+            InputError: bad input (file, line and field named): a missing or mistyped field, a
+                duplicate, missing or one-sided id, a string over ``source.max_chars``.
+        """
+        from judge.items import load_record_items
+
+        return load_record_items(source, self._extractors(), self.default_fields)
+
+    def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
+                   truth_field: str | None = None, id_fields: Sequence[str] = (),
+                   max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
+        """Python-API input: one dict per item → items (positions named ``<items>:N``).
+
+        Raises:
+            InputError: as :meth:`load`.
+        """
+        from judge.items import items_from_dicts
+
+        return items_from_dicts(rows, self._extractors(), pred_field or self.default_fields[0],
+                                truth_field or self.default_fields[1], id_fields, max_chars)
+
+    def _extractors(self) -> tuple[Extractor, Extractor]:
+        if self.extractors is None:
+            raise InputError(f"task {self.name!r} does not read records of this form",
+                             field="task")
+        return self.extractors
+
+    def check_judge(self, judge: Judge | None) -> None:
+        """Raise :class:`InputError` when the task needs a judge and none is given."""
+        if self.judge_option is not None and judge is None and self.needs_judge:
+            raise InputError(f"task {self.name!r} needs a judge ({self.judge_option})",
+                             field=self.judge_option.lstrip("-"))
+
+    needs_judge: ClassVar[bool] = False
+    """Whether a judge is required (``selection``, ``spans``) or optional (function calls)."""
+
+    # ------------------------------------------------------------------ judging
+    async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
+                    params: Params) -> Judged:
+        """Make the judge calls the task needs (default: none).
+
+        Args:
+            items: the run's items.
+            judge: the task's judge (None when the task uses none or it is optional).
+            ctx: the run's judge context (cache, stats, progress, per-run panel state).
+            params: scoring parameters.
+        """
+        return Judged()
+
+    def work_units(self, items: Sequence[Item], judge: Judge) -> int:
+        """Units of judge work (for a progress bar's total); 0 = unknown."""
+        return 0
+
+    def config_entries(self, params: Params) -> dict[str, Any]:
+        """Task-specific ``config.json`` entries (default: none)."""
+        return {}
+
+    # ------------------------------------------------------------------ scoring
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """Per-item rows (``items.jsonl``) and dataset metrics (``summary.json``)."""
+        raise NotImplementedError
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """The numeric dataset metrics recomputed from item rows (a resample of them for the
+        bootstrap): equal to :meth:`score`'s numeric metrics on the run's own rows."""
+        raise NotImplementedError
+
+    def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
+                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+        """Rows and metrics of a stored run at τ (panels: another vote/quorum), with no judge
+        call; None when the task cannot be re-scored."""
+        return None
+
+    # ------------------------------------------------------------------ audit report
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """What the audit report shows of one item: ``{"kind": VIEW, ...content}`` where VIEW
+        is one of the report's item views (``boolean``, ``texts``, ``labels``, ``ranking``,
+        ``calls``, ``matrix``); ``{}`` when the row does not carry its content."""
+        return {}
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        """Markdown lines describing one item's :meth:`view` content (no heading)."""
+        return []
+
+    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+        """The similarity matrices of an item row the report draws (default: none)."""
+        return []
+
+
+def mean_of(keys: Sequence[str], rename: Mapping[str, str] | None = None,
+            ) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, float]]:
+    """``rows -> {key: mean of row[key]}`` (keys renamed by ``rename``): the dataset metric of
+    tasks whose dataset value is the mean of per-item values (macro average)."""
+    import numpy as np
+
+    def f(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        return {(rename or {}).get(k, k): float(np.mean([r[k] for r in rows])) for k in keys}
+    return f

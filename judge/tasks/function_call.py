@@ -1,0 +1,202 @@
+"""``--task function-call``: predicted function calls against gold calls, in three formats
+(``seed``, OpenAI ``tool_calls``, BFCL), scored by BFCL's rules (correct + error type) and by
+seed 003's metrics.
+
+Per item: ``correct`` and ``error_type`` (wrong_count, wrong_name, missing_required,
+unexpected_param, type_mismatch, value_mismatch, missing_optional, unparseable) from
+:mod:`metrics.fc_check` (calls matched one-to-one by an assignment solver; BFCL's AST checker,
+Patil et al. 2024), plus seed 003's ``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4.
+For BFCL gold (lists of acceptable values) the seed metrics compare against one concrete gold
+call: each parameter's first acceptable value. An optional argument judge (``--arg-judge``,
+:mod:`judge.tasks.arguments`) credits string values that differ only in form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from judge import io
+from judge.errors import InputError
+from judge.items import Item, items_from_records, read_sides
+from judge.tasks.arguments import (
+    ArgEquivalent,
+    equivalence_scorer,
+    equivalent_for,
+    judge_arguments,
+)
+from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
+from judge.tasks.fccalls import FORMATS, checkable
+from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
+from judge.tasks.views import calls_view, markdown_lines
+from metrics import fc_score_items
+from metrics.fc_check import ERROR_TYPES, check_item, names_match
+
+if TYPE_CHECKING:
+    from judge.judges.base import Judge, JudgeContext
+
+DEFAULT_FIELDS = ("pred_fn", "gold_fn")
+SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
+
+
+def load_fc_items(source: Source) -> list[Item]:
+    """Items of a function-call evaluation in the given format.
+
+    Ids as :func:`judge.items.items_from_records` (default ``id`` when the records carry it;
+    BFCL always joins on ``id``). ``max_chars``: longest string anywhere in a prediction or gold
+    field (argument values, raw call text; 0 = no limit).
+
+    Raises:
+        InputError: unknown format, missing --gold/--functions for BFCL, or bad records.
+    """
+    fmt, gold, functions, max_chars = source.fmt, source.gold, source.functions, source.max_chars
+    if fmt not in FORMATS:
+        raise InputError(f"unknown function-call format {fmt!r}; expected one of "
+                         f"{', '.join(FORMATS)}", field="format")
+    if fmt == "bfcl":
+        if gold is None or functions is None:
+            raise InputError("--format bfcl needs --gold POSSIBLE_ANSWER_FILE and "
+                             "--functions QUESTION_FILE", field="gold")
+        return [Item(b.id, b.source, b.result, b.gold, b.question,
+                     {"schemas": b.schemas, "category": b.category})
+                for b in load_bfcl(source.data, gold, functions, max_chars=max_chars)]
+    records, gold_records = read_sides(source.data, gold, source.where)
+    truth_field = source.truth_field or DEFAULT_FIELDS[1]
+    if fmt == "seed":
+        return items_from_records(records, (io.call_list, io.call_list),
+                                  source.pred_field or DEFAULT_FIELDS[0], truth_field,
+                                  source.id_fields, gold_records, max_chars=max_chars)
+    def tool_calls(rec: io.Record, field: str) -> Any:
+        try:
+            return openai_tool_calls(rec, field)
+        except Unparseable as exc:
+            exc.raw = rec.data.get(field)  # shown as is in the audit report
+            return exc  # kept as the prediction: scored as an unparseable item, never credited
+
+    return items_from_records(records, (tool_calls, io.call_list),
+                              source.pred_field or "tool_calls", truth_field, source.id_fields,
+                              gold_records, max_chars=max_chars)
+
+
+def score_function_call(items: Sequence[Item], fmt: str = "seed",
+                        equivalent: ArgEquivalent | None = None,
+                        ) -> tuple[Rows, dict[str, Any]]:
+    """Per-item rows and dataset metrics (see module docstring).
+
+    ``equivalent``: judged string equivalence per (function, parameter) (from
+    :func:`judge.tasks.arguments.judge_arguments`), used by both the BFCL check and the seed
+    metrics; None = exact (standardised) string equality only.
+    """
+    seed_rows: list[dict[str, Any]] = []
+    checks: list[tuple[str, bool, str, list[list[int]]]] = []
+    shown: list[Any] = []  # each item's predicted calls as the audit report shows them
+    for item in items:
+        pred, gold, schemas, single, why = checkable(item, fmt)
+        shown.append(_shown_pred(item, fmt, pred))
+        if pred is None:
+            checks.append(("unparseable", False, why, []))
+            seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
+                              "pred_fn": []})
+            continue
+        res = check_item(pred, gold, schemas, single=single,
+                         equivalent_for=equivalent_for(equivalent))
+        checks.append((res.error_type, res.correct, res.message,
+                       [[g, p] for g, p, _ in res.pairs]))
+        seed_pred = []
+        for call in pred:
+            (name, params), = call.items()
+            schema_name = next((s["name"] for s in schemas if names_match(name, s["name"])), name)
+            seed_pred.append({"name": schema_name, "arguments": params})
+        seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
+                          "pred_fn": seed_pred})
+    arg_scorer = equivalence_scorer(equivalent) if equivalent is not None else None
+    per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
+    rows = []
+    for item, (etype, correct, msg, pairs), r, p in zip(items, checks, per, shown, strict=True):
+        row = {"id": item.id, "source": item.source, "correct": correct,
+               "error_type": etype or None, "error": msg or None, "matching": pairs, **r,
+               "gold_calls": item.truth, "pred_calls": p}
+        if fmt == "bfcl":
+            row["category"] = item.extra["category"]
+        rows.append(row)
+    metrics: dict[str, Any] = {
+        "eval_size": len(rows), "accuracy": float(np.mean([r["correct"] for r in rows])),
+        **{k: float(np.mean([r[k] for r in rows])) for k in SEED_METRICS},
+        "error_types": {e: sum(1 for r in rows if r["error_type"] == e) for e in ERROR_TYPES},
+    }
+    if fmt == "bfcl":
+        cats = sorted({r["category"] for r in rows})
+        metrics["accuracy_by_category"] = {
+            c: float(np.mean([r["correct"] for r in rows if r["category"] == c])) for c in cats}
+    return rows, metrics
+
+
+def _shown_pred(item: Item, fmt: str, decoded: list[dict[str, Any]] | None) -> Any:
+    """The prediction for ``items.jsonl`` and the audit report: ``[{"name", "arguments"}]`` in
+    the order ``matching`` indexes, or the raw model output when it could not be parsed."""
+    if decoded is None:
+        return item.pred.raw if isinstance(item.pred, Unparseable) else item.pred
+    if fmt == "bfcl":
+        return [{"name": n, "arguments": a} for call in decoded for n, a in call.items()]
+    return list(item.pred)
+
+
+def _seed_gold(item: Item, fmt: str) -> list[dict[str, Any]]:
+    return canonical_gold_calls(item.truth, item.extra["schemas"]) if fmt == "bfcl" else list(
+        item.truth)
+
+
+class FunctionCallTask(Task):
+    """Function calls against gold calls (BFCL's checker and seed 003's metrics)."""
+
+    name = "function-call"
+    summary = "function calls (seed, OpenAI tool_calls, BFCL) against gold calls"
+    no_judge_reason = "calls are checked by BFCL's rules"
+    default_fields = DEFAULT_FIELDS
+    extractors = (io.call_list, io.call_list)
+    judge_option: ClassVar[str | None] = "--arg-judge"
+
+    def load(self, source: Source) -> list[Item]:
+        """Items in ``source.fmt`` (:func:`load_fc_items`).
+
+        Raises:
+            InputError: see :func:`load_fc_items`.
+        """
+        return load_fc_items(source)
+
+    async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
+                    params: Params) -> Judged:
+        """With an argument judge: judge the distinct string argument values per function and
+        parameter (:func:`judge.tasks.arguments.judge_arguments`); without one: nothing."""
+        if judge is None:
+            return Judged()
+        equivalent, verdicts = await judge_arguments(items, params.fc_format, judge, ctx,
+                                                     params.arg_tau)
+        return Judged(verdicts=list(verdicts), verdict_rows=[v.model_dump() for v in verdicts],
+                      accounting={"arg_judge": {"id": judge.id, "tau": params.arg_tau,
+                                                "pairs_judged": len(verdicts)}},
+                      data=equivalent)
+
+    def config_entries(self, params: Params) -> dict[str, Any]:
+        """``{"function_call_format": …}`` for ``config.json``."""
+        return {"function_call_format": params.fc_format}
+
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """See :func:`score_function_call`."""
+        return score_function_call(items, params.fc_format, judged.data)
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Accuracy (share of correct items) and the means of seed 003's metrics."""
+        return {"accuracy": float(np.mean([bool(r.get("correct")) for r in rows])),
+                **mean_of(SEED_METRICS)(rows)}
+
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``calls`` view: gold and predicted calls, verdict and error type."""
+        return calls_view(row)
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        """Markdown of the ``calls`` view."""
+        return markdown_lines(content)

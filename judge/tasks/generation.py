@@ -1,0 +1,50 @@
+"""``--task generation``: each item is a generated text against one or more reference texts;
+token precision, recall and F1 per item (the best over the references), averaged over items
+(seed 002; SQuAD's token-overlap F1 with jieba tokenisation for Chinese)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judge import io
+from judge.items import Item
+from judge.tasks.base import Judged, Params, Rows, Task, mean_of
+from judge.tasks.selection import query_of
+from judge.tasks.views import markdown_lines, texts_view
+from metrics import token_scores
+
+TOKENIZER = "jieba"
+"""Tokeniser of the token-overlap scores (:func:`metrics.token_scores`)."""
+
+
+class GenerationTask(Task):
+    """Generated text against references: token P/R/F1."""
+
+    name = "generation"
+    summary = "text against reference texts: token precision, recall, F1"
+    no_judge_reason = "its metrics are lexical"
+    extractors = (io.text, io.text_or_list)
+
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """Rows ``{id, source, query?, pred, truth (references), precision, recall, f1}`` and
+        their means."""
+        rows: Rows = []
+        for i in items:
+            s = token_scores(i.pred, list(i.truth), tokenizer=TOKENIZER)
+            rows.append({"id": i.id, "source": i.source, **query_of(i), "pred": i.pred,
+                         "truth": list(i.truth), **s.to_dict()})
+        return rows, {"tokenizer": TOKENIZER, **self.metrics_from_rows(rows)}
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Mean token precision, recall and F1 over the rows."""
+        return mean_of(("precision", "recall", "f1"))(rows)
+
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``texts`` view: the prediction and its references."""
+        return texts_view(row)
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        """Markdown of the ``texts`` view."""
+        return markdown_lines(content)

@@ -1,0 +1,184 @@
+"""Judged similarity matrices → fuzzy matching rows: what ``selection`` and ``spans`` share.
+
+* :func:`judge_groups` — judge the (pred strings, truth strings) groups of a dataset through
+  :func:`judge.matrix.build_matrices_async` (normalised-equal pairs exact at 1.0 with no call;
+  distinct pairs judged once; cache, progress, failure outcomes) and collect the verdict rows,
+  the accounting and, for a panel, its agreement and disagreements;
+* :func:`match_row` — one matrix matched at τ (:func:`metrics.fuzzy_match`, seed 001's fuzzy TP)
+  as a JSON row that stores its strings and scores, so the run can be re-scored with no call;
+* :func:`stored_matrix` / :func:`revoted_matrix` — a stored row's matrix as written, or rebuilt
+  from the panel members' stored verdicts under another vote rule, quorum or τ;
+* :func:`fuzzy_metrics` — dataset macro (mean of per-row values) and micro (from summed
+  counts) fuzzy P/R/F1 of matched rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge.judges.base import Judge, JudgeContext
+from judge.matrix import MatrixBuild, SimilarityMatrix, build_matrices_async, distinct_pairs
+from judge.numbers import finite_or_none
+from judge.tasks.base import Judged
+from judge.verdict import OUTCOMES
+from metrics import FuzzyMatchResult, fuzzy_match, fuzzy_prf, normalize
+
+Group = tuple[Sequence[str], Sequence[str]]
+"""``(pred strings, truth strings)`` of one matrix."""
+
+
+def work_units(groups: Sequence[Group], judge: Judge) -> int:
+    """Units of judge work for the groups' distinct non-exact pairs (progress-bar total)."""
+    return int(judge.work_units(distinct_pairs(groups)[0]))
+
+
+async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge,
+                       ctx: JudgeContext, tau: float) -> Judged:
+    """Judge every group's pairs once and return the matrices with their audit trail.
+
+    Args:
+        groups: one ``(pred strings, truth strings)`` per matrix.
+        ids: the item id each group belongs to (item-scoped judges look pairs up by it;
+            verdict rows carry it as ``item_id``).
+        judge: the similarity judge (a panel included).
+        ctx: the run's judge context.
+        tau: τ in [0, 1] (a panel's ``majority`` vote and agreement use it).
+
+    Returns:
+        :class:`Judged` with ``matrices`` (one :class:`SimilarityMatrix` per group),
+        ``verdicts``, ``verdict_rows`` (panel members' own verdicts first), ``accounting``
+        (``pairs_total``, ``pairs_exact``, ``pairs_distinct``, ``pairs_without_verdict``,
+        ``outcomes``, ``judge_wall_s``, ``panel``) and ``extra_jsonl``
+        (``disagreements.jsonl`` for a panel).
+    """
+    build: MatrixBuild = await build_matrices_async(list(groups), judge, ctx, ids=list(ids))
+    rows = [{**v.model_dump(), **({"item_id": i} if i is not None else {})}
+            for v, i in zip(build.verdicts, build.verdict_items, strict=True)]
+    judged = Judged(verdicts=build.verdicts, verdict_rows=rows, matrices=build.matrices)
+    _panel_accounting(judge, ctx, tau, judged)
+    judged.accounting.update({
+        "pairs_total": build.pairs_total, "pairs_exact": build.pairs_exact,
+        "pairs_distinct": build.pairs_distinct,
+        "pairs_without_verdict": build.pairs_without_verdict,
+        "outcomes": {o: build.outcomes.get(o, 0) for o in OUTCOMES},
+        "judge_wall_s": round(build.wall_s, 6),
+    })
+    return judged
+
+
+def _panel_accounting(judge: Judge, ctx: JudgeContext, tau: float, judged: Judged) -> None:
+    """For a panel: members' verdict rows first, agreement, disagreements, undecided pairs."""
+    from judge.judges.panel import Panel, agreement
+
+    if not isinstance(judge, Panel):
+        return
+    member_ids = [m.id for m in judge.members]
+    state = ctx.panel  # the run's member verdicts and undecided count (judge.judges.panel)
+    agree = agreement(state.member_verdicts, member_ids, tau)
+    judged.extra_jsonl["disagreements.jsonl"] = agree.pop("disagreements")
+    judged.accounting["panel"] = {
+        "vote": judge.vote_rule, "quorum": judge.quorum, "members": member_ids,
+        "undecided": state.undecided, "agreement": agree,
+        "disagreements": len(judged.extra_jsonl["disagreements.jsonl"])}
+    judged.verdict_rows = state.member_verdicts + judged.verdict_rows
+
+
+def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,
+              ) -> tuple[FuzzyMatchResult, dict[str, Any]]:
+    """Match one matrix at τ and describe it as a JSON row.
+
+    Args:
+        m: the matrix (NaN = no verdict; exact cells 1.0).
+        tau: τ in [0, 1]; a judged pair matches when its score is strictly greater.
+        zero_division: value of an undefined ratio.
+
+    Returns:
+        ``(result, row)``: the :class:`metrics.FuzzyMatchResult` and its dict (``n_pred``,
+        ``n_truth``, ``n_exact``, ``tp_fuzzy``, ``precision``, ``recall``, ``f1``,
+        ``matches`` with each match's ``judge_id``), plus ``unmatched_pred``,
+        ``unmatched_truth``, ``cells_without_verdict``, and the strings and ``scores``
+        (nested lists, null = no verdict) that :func:`stored_matrix` reads back.
+    """
+    r = fuzzy_match(list(m.pred), list(m.truth), m.scores, tau=tau, zero_division=zero_division)
+    d = r.to_dict()
+    for match in d["matches"]:
+        v = m.verdicts.get((match["pred_index"], match["truth_index"]))
+        match["judge_id"] = v.judge_id if v is not None else None
+    d["unmatched_pred"] = [m.pred[i] for i in r.unmatched_pred()]
+    d["unmatched_truth"] = [m.truth[j] for j in r.unmatched_truth()]
+    d["cells_without_verdict"] = int(np.isnan(m.scores).sum())
+    d["pred"], d["truth"] = list(m.pred), list(m.truth)
+    d["scores"] = [[finite_or_none(x) for x in row] for row in m.scores]
+    return r, d
+
+
+def stored_matrix(row: Mapping[str, Any]) -> NDArray[np.float64]:
+    """The m×n matrix stored in a row by :func:`match_row` (null → NaN).
+
+    Raises:
+        KeyError: a row without ``pred``/``truth``/``scores``.
+    """
+    return np.array([[np.nan if x is None else x for x in r] for r in row["scores"]],
+                    dtype=np.float64).reshape(len(row["pred"]), len(row["truth"]))
+
+
+def member_scores(verdict_rows: Sequence[Mapping[str, Any]], panel_id: str,
+                  ) -> tuple[dict[tuple[Any, str, str, str], float | None], bool]:
+    """The panel members' stored scores ``(item_id, pred, truth, member id) → score or None``
+    (None = failed verdict), and whether they are item-scoped (carry item ids)."""
+    scores: dict[tuple[Any, str, str, str], float | None] = {}
+    for v in verdict_rows:
+        if v.get("member_of") == panel_id:
+            scores[(v.get("item_id"), v["pred"], v["truth"], v["judge_id"])] = (
+                v["score"] if v["outcome"] == "ok" else None)
+    return scores, any(k[0] is not None for k in scores)
+
+
+def revoted_matrix(pred: Sequence[str], truth: Sequence[str], scope: str | None,
+                   scores: Mapping[tuple[Any, str, str, str], float | None],
+                   members: Sequence[str], rule: str, quorum: int, tau: float,
+                   ) -> NDArray[np.float64]:
+    """An m×n matrix rebuilt from members' stored verdicts: exact (normalised-equal) pairs 1.0;
+    a pair with at least ``quorum`` member scores gets their ``rule`` vote
+    (:func:`judge.panel.vote`); else NaN.
+
+    Args:
+        scope: the item id when the member verdicts are item-scoped, else None.
+    """
+    from judge.judges.panel import vote
+
+    m = np.full((len(pred), len(truth)), np.nan)
+    for i, p in enumerate(pred):
+        for j, t in enumerate(truth):
+            if normalize(p) == normalize(t):
+                m[i, j] = 1.0
+                continue
+            got = [scores.get((scope, p, t, jid)) for jid in members]
+            if sum(s is not None for s in got) >= quorum:
+                m[i, j] = vote(got, rule, tau)
+    return m
+
+
+def fuzzy_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Dataset fuzzy P/R/F1 of matched rows: ``macro_*`` = mean of the rows' values, ``micro_*``
+    from the summed ``tp_fuzzy``, ``n_pred`` and ``n_truth`` (seed 001's aggregation).
+
+    Examples:
+        >>> rows = [{"tp_fuzzy": 1.0, "n_pred": 2, "n_truth": 1, "precision": 0.5,
+        ...          "recall": 1.0, "f1": 2 / 3},
+        ...         {"tp_fuzzy": 0.0, "n_pred": 1, "n_truth": 1, "precision": 0.0,
+        ...          "recall": 0.0, "f1": 0.0}]
+        >>> m = fuzzy_metrics(rows)
+        >>> round(m["micro_precision"], 4), m["micro_recall"], round(m["macro_f1"], 4)
+        (0.3333, 0.5, 0.3333)
+    """
+    tp = sum(r["tp_fuzzy"] for r in rows)
+    mp, mr, mf = fuzzy_prf(tp, sum(r["n_pred"] for r in rows), sum(r["n_truth"] for r in rows))
+    return {"macro_precision": float(np.mean([r["precision"] for r in rows])),
+            "macro_recall": float(np.mean([r["recall"] for r in rows])),
+            "macro_f1": float(np.mean([r["f1"] for r in rows])),
+            "micro_precision": mp, "micro_recall": mr, "micro_f1": mf}

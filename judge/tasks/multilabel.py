@@ -1,0 +1,63 @@
+"""``--task multilabel``: each item is a set of predicted labels against a set of gold labels;
+per-class (C-P, C-R, C-F1), overall (O-P, O-R, O-F1) and per-sample F1 over the union of the
+labels seen (seed 004; C-* equal scikit-learn's ``average="macro"``, O-* ``average="micro"``,
+sample F1 ``average="samples"``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from judge import io
+from judge.items import Item
+from judge.tasks.base import Judged, Params, Rows, Task
+from judge.tasks.selection import query_of
+from judge.tasks.views import labels_view, markdown_lines
+from metrics import multilabel_scores
+
+
+def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_division: float,
+                ) -> tuple[Any, list[str]]:
+    """Scores of ``(pred labels, truth labels)`` pairs over the sorted union of labels."""
+    classes = sorted({c for p, t in pairs for c in [*p, *t]})
+    index = {c: k for k, c in enumerate(classes)}
+    t = np.zeros((len(pairs), len(classes)), dtype=bool)
+    p = np.zeros_like(t)
+    for n, (pred, truth) in enumerate(pairs):
+        t[n, [index[c] for c in truth]] = True
+        p[n, [index[c] for c in pred]] = True
+    return multilabel_scores(t, p, zero_division=zero_division), classes
+
+
+class MultilabelTask(Task):
+    """Label sets against gold label sets (seed 004)."""
+
+    name = "multilabel"
+    summary = "label sets against gold label sets: C-P/R/F1, O-P/R/F1, sample F1"
+    no_judge_reason = "its labels are compared exactly"
+    extractors = (io.label_list, io.label_list)
+
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """Rows ``{id, source, query?, pred, truth}`` (sorted label sets) and the scores with
+        the list of ``classes``."""
+        s, classes = _indicators([(i.pred, i.truth) for i in items], params.zero_division)
+        rows = [{"id": i.id, "source": i.source, **query_of(i), "pred": sorted(set(i.pred)),
+                 "truth": sorted(set(i.truth))} for i in items]
+        return rows, {**s.to_dict(), "classes": classes}
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """C-*, O-* and sample F1 of the rows' label sets."""
+        s, _ = _indicators([(r["pred"], r["truth"]) for r in rows], 0.0)
+        return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
+                "sample_f1": s.sample_f1}
+
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``labels`` view: predicted and gold labels, missing and extra ones."""
+        return labels_view(row)
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        """Markdown of the ``labels`` view."""
+        return markdown_lines(content)

@@ -1,0 +1,106 @@
+"""``--task ranking``: a TREC run against TREC qrels; AP, AP@k, NDCG, NDCG@k and ERR@k per
+query, averaged over the queries that have judgments (trec_eval's ``map``, ``ndcg``,
+``ndcg_cut``; ERR of Chapelle et al. 2009 with the largest judged grade as the maximum)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judge import io
+from judge.errors import InputError
+from judge.items import Item
+from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
+from judge.tasks.views import markdown_lines, ranking_view
+from metrics import average_precision, err_at_k, ndcg_at_k
+
+K = 10
+"""Cut-off of AP@k, NDCG@k and ERR@k."""
+
+def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
+    """TREC run + qrels → one item per judged query (pred = ranked doc ids, truth = doc →
+    grade).
+
+    Raises:
+        InputError: no qrels given, unreadable or malformed files, no query in common.
+    """
+    if qrels_path is None:
+        raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
+    from metrics import read_qrels, read_run  # lazy: keeps `simjudge --help` fast
+
+    try:
+        run = read_run(run_path)
+        qrels = read_qrels(qrels_path)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc}") from None
+    except UnicodeDecodeError:
+        for path in (run_path, qrels_path):
+            io.read_text_utf8(path)  # raises naming the file, line and byte
+        raise
+    except ValueError as exc:  # metrics' readers already say FILE:LINE: ...
+        raise InputError(str(exc)) from None
+    items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
+    if not items:
+        raise InputError("no query of the run has judgments in the qrels", run_path)
+    return items
+
+class RankingTask(Task):
+    """A ranked run against graded relevance judgments."""
+
+    name = "ranking"
+    summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
+    no_judge_reason = "it scores a TREC run against qrels"
+
+    def load(self, source: Source) -> list[Item]:
+        """Read the TREC run (``source.data``) and qrels (``source.gold``, required).
+
+        Raises:
+            InputError: see :func:`load_ranking`.
+        """
+        return load_ranking(source.data, source.gold)
+
+    def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
+                   truth_field: str | None = None, id_fields: Sequence[str] = (),
+                   max_chars: int = 0) -> list[Item]:
+        """Not available: ranking reads a TREC run and qrels (build Items with
+        :func:`load_ranking`).
+
+        Raises:
+            InputError: always.
+        """
+        raise InputError("task 'ranking' reads a TREC run and qrels: build its items with "
+                         "judge.tasks.ranking.load_ranking", field="task")
+
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """Rows with the per-query values, the ranked list and the qrels; their means (``map``
+        for AP) with the query count and ERR's maximum grade."""
+        max_grade = max([1, *[g for i in items for g in i.truth.values()]])
+        rows: Rows = []
+        for i in items:
+            rows.append({"id": i.id, "source": i.source, "retrieved": len(i.pred),
+                         "relevant": sum(1 for g in i.truth.values() if g >= 1),
+                         "ap": average_precision(i.pred, i.truth),
+                         f"ap@{K}": average_precision(i.pred, i.truth, k=K),
+                         "ndcg": ndcg_at_k(i.pred, i.truth),
+                         f"ndcg@{K}": ndcg_at_k(i.pred, i.truth, K),
+                         f"err@{K}": err_at_k(i.pred, i.truth, max_grade, K),
+                         "ranked": list(i.pred), "qrels": dict(i.truth)})
+        return rows, {"queries": len(items), "err_max_grade": max_grade,
+                      **self.metrics_from_rows(rows)}
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Means over queries of AP (``map``), AP@k (``map@k``), NDCG, NDCG@k and ERR@k (the
+        cut-off read from the rows' keys)."""
+        keys = [k for k in rows[0] if k.startswith(("ap", "ndcg", "err"))] if rows else []
+        return mean_of(keys, {k: k.replace("ap", "map", 1) for k in keys
+                              if k.startswith("ap")})(rows) if rows else {}
+
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``ranking`` view: ranked documents against the relevant ones."""
+        return ranking_view(row)
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        """Markdown of the ``ranking`` view."""
+        return markdown_lines(content)
+

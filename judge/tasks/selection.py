@@ -1,0 +1,112 @@
+"""``--task selection``: each item is a list of predicted strings and a list of gold strings;
+a judge scores every pred×gold pair, pairs are matched one-to-one at τ, and fuzzy TP, P, R and
+F1 are reported per item and over the dataset (macro and micro).
+
+Definition: seed 001 (fuzzy TP = sum of the matched pairs' scores, exact — normalised-equal —
+pairs first at 1.0; a judged pair matches only when its score is strictly greater than τ; the
+one-to-one matching maximises the total score, as scipy's ``linear_sum_assignment``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from judge import io
+from judge.errors import InputError
+from judge.items import Item
+from judge.tasks.base import HeatmapView, Judged, Params, Rows, Task
+from judge.tasks.matching import (
+    fuzzy_metrics,
+    judge_groups,
+    match_row,
+    member_scores,
+    revoted_matrix,
+    stored_matrix,
+    work_units,
+)
+from metrics import aggregate_fuzzy, fuzzy_match
+
+if TYPE_CHECKING:
+    from judge.judges.base import Judge, JudgeContext
+    from judge.runs.record import RunRecord
+
+
+def query_of(item: Item) -> dict[str, str]:
+    """``{"query": …}`` when the record has a ``query`` field (shown in the audit report)."""
+    return {"query": item.query} if item.query else {}
+
+
+class SelectionTask(Task):
+    """Fuzzy set matching of predicted vs gold strings (seed 001)."""
+
+    name = "selection"
+    summary = "lists of strings matched one-to-one by a judge at τ: fuzzy P/R/F1"
+    extractors = (io.string_list, io.string_list)
+    judge_option: ClassVar[str | None] = "--judge"
+    needs_judge = True
+    uses_tau = True
+
+    def work_units(self, items: Sequence[Item], judge: Judge) -> int:
+        """Units of judge work over the items' distinct non-exact pairs."""
+        return work_units([(i.pred, i.truth) for i in items], judge)
+
+    async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
+                    params: Params) -> Judged:
+        """Judge every item's pred×truth pairs (distinct pairs once, exact ones free).
+
+        Raises:
+            InputError: no judge given.
+        """
+        if judge is None:
+            raise InputError("task 'selection' needs a judge", field="judge")
+        return await judge_groups([(i.pred, i.truth) for i in items], [i.id for i in items],
+                                  judge, ctx, params.tau)
+
+    def score(self, items: Sequence[Item], judged: Judged, params: Params,
+              ) -> tuple[Rows, dict[str, Any]]:
+        """One row per item (:func:`judge.tasks.matching.match_row`, plus id, source and
+        query) and the aggregated fuzzy metrics with τ."""
+        rows: Rows = []
+        results = []
+        for item, m in zip(items, judged.matrices, strict=True):
+            r, d = match_row(m, params.tau, params.zero_division)
+            results.append(r)
+            rows.append({"id": item.id, "source": item.source, **query_of(item), **d})
+        agg = aggregate_fuzzy(results, zero_division=params.zero_division)
+        return rows, {"tau": params.tau, **agg.to_dict()}
+
+    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Macro and micro fuzzy P/R/F1 (:func:`judge.tasks.matching.fuzzy_metrics`)."""
+        return fuzzy_metrics(rows)
+
+    def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
+                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+        """Re-match the stored matrices at τ; for a panel run, first re-vote the members'
+        stored verdicts with ``rule``/``quorum`` (None = the run's). None when the rows do not
+        store their scores (a run written before they were)."""
+        rows = record.item_rows()
+        if not rows or "scores" not in rows[0]:
+            return None
+        judge = record.config.judge or {}
+        if judge.get("backend") == "panel":
+            members = [m["id"] for m in judge["members"]]
+            scores, scoped = member_scores(record.verdict_rows(), judge["id"])
+            matrices = [revoted_matrix(r["pred"], r["truth"], r["id"] if scoped else None,
+                                       scores, members, rule or judge["vote"],
+                                       judge["quorum"] if quorum is None else quorum, tau)
+                        for r in rows]
+        else:
+            matrices = [stored_matrix(r) for r in rows]
+        zd = float(record.config.zero_division)
+        results = [fuzzy_match(r["pred"], r["truth"], m, tau=tau, zero_division=zd)
+                   for r, m in zip(rows, matrices, strict=True)]
+        out = [{"id": r["id"], **res.to_dict()} for r, res in zip(rows, results, strict=True)]
+        return out, {"tau": tau, **aggregate_fuzzy(results, zero_division=zd).to_dict()}
+
+    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+        """The item's one similarity matrix (none when the row did not store it)."""
+        if "scores" not in row:
+            return []
+        return [HeatmapView("", list(row["pred"]), list(row["truth"]), row["scores"],
+                            list(row.get("matches", [])))]

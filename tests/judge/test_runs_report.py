@@ -1,0 +1,388 @@
+"""``simjudge audit``: the HTML/Markdown/JSONL reports, escaping, size, and a real browser.
+
+The report asks the run's task for each item's view and heatmaps; the unit tests below build
+records by hand (tests/run_records.py) and a made-up task with two labelled heatmaps per item,
+so the queues and renderings are checked against values derived by hand.
+
+The browser tests drive Debian's chromium through chromedriver (installed by ``.ci/run``) with
+selenium; each skips, before doing any work, where selenium, chromium or chromedriver cannot be
+found (the ``browser`` fixture).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+from judge.runs.audit import report_data
+from judge.runs.report import render_html, render_jsonl, render_markdown
+from judge.runs.store import record_from_parts
+from judge.tasks import registry
+from judge.tasks.base import HeatmapView, Task
+from tests.conftest import EXAMPLES, REPO, shared_file
+from tests.run_records import judgment_record, selection_record, selection_verdicts
+
+runner = CliRunner()
+
+
+def _eval(*args: str | Path) -> None:
+    res = runner.invoke(app, ["eval", *map(str, args)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+
+
+def _data(tmp_path: Path, rows: list[dict]) -> Path:
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+EVIL = ['<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=2">']
+
+
+def test_eval_writes_report_and_judged_text_is_escaped(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    html = (tmp_path / "run" / "report.html").read_text()
+    # the only <script> elements are the page's two; judged text is JSON with < > & escaped
+    assert len(re.findall(r"<script", html)) == 2
+    assert "window.__pwned" in html and "<script>window.__pwned" not in html
+    assert "\\u003cscript\\u003ewindow.__pwned=1\\u003c/script\\u003e" in html
+    assert "onerror=" not in html.split('id="data">')[0]
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # no network
+
+
+def test_markdown_and_jsonl(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "a", "pred": ["User Login", "Report"],
+                             "truth": ["user login", "Audit"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    for fmt in ("md", "jsonl"):
+        res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--format", fmt])
+        assert res.exit_code == 0, res.output
+    md = (tmp_path / "run" / "report.md").read_text()
+    assert "- exact: 'User Login' = 'user login'" in md
+    assert "- unmatched prediction: 'Report'" in md and "- unmatched gold: 'Audit'" in md
+    rows = [json.loads(x) for x in (tmp_path / "run" / "report.jsonl").read_text().splitlines()]
+    assert len(rows) == 4  # 2 × 2 cells
+    exact = [r for r in rows if r["exact"]]
+    assert len(exact) == 1 and exact[0]["verdicts"] == []  # exact: no judge call
+    judged = [r for r in rows if not r["exact"]]
+    assert all(r["verdicts"][0]["judge_id"] == "lexical" for r in judged)
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--format", "pdf"])
+    assert res.exit_code == 2 and "unknown format" in res.output
+
+
+def test_ten_thousand_pairs_stay_small(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = [{"id": f"item{k:03d}", "pred": [f"predicted entity {k}-{i}" for i in range(10)],
+             "truth": [f"gold entity {k}-{j}" for j in range(10)]} for k in range(100)]
+    _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
+          tmp_path / "run", "--bootstrap", "0")
+    size = (tmp_path / "run" / "report.html").stat().st_size
+    assert size < 5_000_000, size  # 10,000 judged pairs
+
+
+def _browser_binaries() -> tuple[str, str]:
+    """(chromium, chromedriver) paths; skips the calling test when selenium or either binary
+    is missing. Every selenium import in this file comes after this check."""
+    pytest.importorskip("selenium.webdriver", exc_type=ImportError,  # absent or broken
+                        reason="selenium is not installed (pip install -e '.[test]')")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_bin = shutil.which("chromedriver")
+    if not chromium or not driver_bin:
+        pytest.skip("chromium/chromedriver not installed (.ci/run installs Debian's packages)")
+    return chromium, driver_bin
+
+
+@pytest.fixture
+def browser() -> tuple[str, str]:
+    """Skip a browser test at setup (before its eval runs) unless it can drive chromium."""
+    return _browser_binaries()
+
+
+def _driver():  # type: ignore[no-untyped-def]
+    chromium, driver_bin = _browser_binaries()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+              "--no-first-run", "--window-size=1400,1000"):
+        opts.add_argument(a)
+    opts.binary_location = chromium
+    return webdriver.Chrome(service=Service(driver_bin), options=opts)
+
+
+def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]
+    d = _driver()
+    from selenium.webdriver.common.by import By
+
+    try:
+        d.get(report.as_uri())
+        time.sleep(0.5)
+        out: dict = {"rects_at_load": len(d.find_elements(By.CSS_SELECTOR, "rect.cell"))}
+        d.execute_script("document.getElementById('item-0').scrollIntoView()")
+        time.sleep(0.3)
+        out["pwned"] = d.execute_script("return window.__pwned === undefined ? null : 1")
+        labels = [t.get_attribute("textContent")
+                  for t in d.find_elements(By.CSS_SELECTOR, "svg text")]
+        out["labels"] = labels
+        cells = d.find_elements(By.CSS_SELECTOR, 'rect.cell[data-item="0"]')
+        judged = [c for c in cells if c.get_attribute("stroke") != "#1b7f3b"]
+        overrides = []
+        for k, cell in enumerate(judged[:2]):
+            d.execute_script(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", cell)
+            time.sleep(0.2)
+            out.setdefault("rationales", []).append(
+                [r.text for r in d.find_elements(By.CSS_SELECTOR, ".rationale")])
+            note = d.find_element(By.ID, "ov-note")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", note)
+            note.send_keys(f"checked by hand {k}")
+            button = d.find_element(By.ID, "ov-match" if k == 0 else "ov-nomatch")
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+            time.sleep(0.1)
+            overrides.append(k)
+        export = d.find_element(By.ID, "export-btn")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", export)
+        export.click()
+        time.sleep(0.2)
+        out["export"] = d.find_element(By.ID, "export-text").get_attribute("value")
+        out["search_hidden"] = d.execute_script(
+            "const s=document.getElementById('search'); s.value='zzz-no-such-item';"
+            "s.dispatchEvent(new Event('input')); return document.querySelectorAll("
+            "'section.item.hidden').length")
+        if shot is not None:
+            d.execute_script("const s=document.getElementById('search'); s.value='';"
+                             "s.dispatchEvent(new Event('input'));"
+                             "document.getElementById('item-0').scrollIntoView()")
+            time.sleep(0.2)
+            d.save_screenshot(str(shot))
+        return out
+    finally:
+        d.quit()
+
+
+@pytest.mark.usefixtures("browser")
+def test_browser_escaping(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    assert seen["pwned"] is None  # nothing injected ran
+    assert any("<script>window.__pwned" in t for t in seen["labels"])  # shown as text
+
+
+def _overrides_roundtrip(tmp_path: Path, run: Path, data_args: list[str | Path],
+                         shot: Path | None = None) -> None:
+    seen = _browse(run / "report.html", shot)
+    assert all(len(r) >= 1 and all(x.strip() for x in r) for r in seen["rationales"])
+    assert seen["search_hidden"] > 0
+    lines = [json.loads(x) for x in seen["export"].splitlines()]
+    assert [x["label"] for x in lines] == [1, 0] and [x["score"] for x in lines] == [1.0, 0.0]
+    ov = tmp_path / "overrides.jsonl"
+    ov.write_text(seen["export"])
+    # the table judge reads it: the overridden pairs get the human scores in that item
+    _eval(*data_args, "--judge", f"table:{ov}", "--out", tmp_path / "human", "--bootstrap", "0")
+    verdicts = [json.loads(x) for x in (tmp_path / "human" / "verdicts.jsonl").read_text()
+                .splitlines()]
+    got = {(v["pred"], v["truth"]): v["score"] for v in verdicts}
+    for x in lines:
+        assert got[(x["pred"], x["truth"])] == x["score"]
+    # and calibrate reads it as labels
+    res = runner.invoke(app, ["calibrate", str(ov), "--judge", "lexical", "--out",
+                              str(tmp_path / "cal"), "--bootstrap", "10", "--folds", "2"])
+    assert res.exit_code in (0, 2), res.output
+    assert "field 'label'" not in res.output and "field 'pred'" not in res.output
+
+
+@pytest.mark.usefixtures("browser")
+def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = shared_file("ifpug/ilf_runs.jsonl")
+    args: list[str | Path] = [data, "--where", "task=ilf_selection", "--pred-field",
+                              "final_answer", "--truth-field", "ground_truth", "--id-field",
+                              "run,doc_id", "--cache-dir", tmp_path / "c"]
+    _eval(*args, "--judge", "local", "--out", tmp_path / "run", "--bootstrap", "100")
+    shot = (REPO / "docs" / "report.png" if os.environ.get("SIMJUDGE_UPDATE_SCREENSHOT")
+            else tmp_path / "report.png")
+    _overrides_roundtrip(tmp_path, tmp_path / "run", args, shot)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.usefixtures("browser")
+def test_browser_audit_panel_run_shows_every_member(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = EXAMPLES / "glossary_en_zh.jsonl"
+    args: list[str | Path] = [data, "--id-field", "id", "--cache-dir", tmp_path / "c"]
+    _eval(*args, "--judge", "local", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    # each clicked cell lists local, lexical and the panel's vote
+    assert all(len(r) == 3 for r in seen["rationales"])
+    assert any("mean vote of 2/2 ok members" in x for r in seen["rationales"] for x in r)
+    _overrides_roundtrip(tmp_path, tmp_path / "run", args)
+
+
+@pytest.mark.usefixtures("browser")
+def test_lazy_rendering(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = [{"id": f"i{k:03d}", "pred": [f"p{k} {i}" for i in range(5)],
+             "truth": [f"t{k} {j}" for j in range(5)]} for k in range(200)]
+    _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
+          tmp_path / "run", "--bootstrap", "0")
+    seen = _browse(tmp_path / "run" / "report.html")
+    assert 0 < seen["rects_at_load"] < 200 * 25  # only items near the viewport are drawn
+
+
+# ------------------------------------------------------------------ reports of hand-built records
+def test_report_data_of_a_selection_record() -> None:
+    d = report_data(selection_record())
+    assert d["pairs"] and d["header"]["tau"] == 0.7 and d["header"]["uses_tau"]
+    a = d["items"][0]
+    assert a["content"] == {} and a["metrics"] == {
+        "n_pred": 2, "n_truth": 2, "n_exact": 1, "tp_fuzzy": 1.75, "precision": 0.875,
+        "recall": 0.875, "f1": 0.875, "cells_without_verdict": 0}
+    assert a["heatmaps"] == [{"label": "", "pred": ["User Login", "Report"],
+                              "truth": ["user login", "Reports list"],
+                              "scores": [[1.0, 0.1], [0.2, 0.75]], "exact": [[0, 0]],
+                              "matched": [[1, 1]]}]
+    # near τ 0.7 ± 0.1 (exact cells left out): a's Report ↔ Reports list 0.75, b's Audit ↔
+    # Audit trail 0.65; the failed Audit ↔ Budget verdict; b's prediction and both gold unmatched
+    assert d["queues"] == {"near": [[0, 0, 1, 1], [1, 0, 0, 0]], "disagree": [],
+                           "failures": [[1, 0, 0, 1]], "unmatched_pred": [[1, 0, 0]],
+                           "unmatched_truth": [[1, 0, 0], [1, 0, 1]]}
+    assert report_data(selection_record(), near=0.04)["queues"]["near"] == []  # 0.05 away
+    assert d["item_int_metrics"] == ["cells_without_verdict", "n_exact", "n_pred", "n_truth"]
+    with pytest.raises(ValueError, match="near"):
+        report_data(selection_record(), near=1.5)
+
+
+def test_panel_members_on_both_sides_of_tau_disagree() -> None:
+    rec = selection_record()
+    verdicts = [*selection_verdicts(),
+                *({"pred": "Report", "truth": "Reports list", "score": s, "judge_id": m,
+                   "member_of": "panel"} for m, s in (("m1", 0.9), ("m2", 0.5)))]
+    rec = record_from_parts(rec.config.to_row(), rec.summary.to_row(), rec.item_rows(),
+                            verdicts)
+    d = report_data(rec)
+    assert d["queues"]["disagree"] == [[0, 0, 1, 1]]  # 0.9 > τ 0.7 ≥ 0.5
+    assert [v["judge_id"] for v in d["verdicts"]['[null,"Report","Reports list"]']] == [
+        "lexical", "m1", "m2"]
+
+
+def test_markdown_and_jsonl_of_a_selection_record() -> None:
+    md = render_markdown(selection_record()).splitlines()
+    for line in ("- task: selection; data: d.jsonl; τ = 0.7", "## Near τ (±0.1) (2)",
+                 "- a: 'Report' ↔ 'Reports list' (0.75)", "- b: 'Audit' ↔ 'Audit trail' (0.65)",
+                 "## Judges disagree (0)", "## Judge failures (1)",
+                 "- b: 'Audit' ↔ 'Budget' (–)", "- exact: 'User Login' = 'user login'",
+                 "- matched: 'Report' ↔ 'Reports list' (0.75)",
+                 "- unmatched prediction: 'Audit'", "- unmatched gold: 'Budget'",
+                 "| micro_f1 | 0.5000 |  |"):
+        assert line in md, line
+    rows = [json.loads(x) for x in render_jsonl(selection_record()).splitlines()]
+    assert len(rows) == 4 + 2  # a 2×2 cells, b 1×2
+    exact = rows[0]
+    assert (exact["pred"], exact["truth"], exact["exact"], exact["verdicts"]) == (
+        "User Login", "user login", True, [])
+    fail = rows[-1]
+    assert (fail["id"], fail["truth"], fail["score"], fail["flags"]) == (
+        "b", "Budget", None, ["failures"])
+    assert fail["verdicts"][0]["outcome"] == "parse_error" and "label" not in fail
+
+
+def test_items_without_heatmaps_show_their_view() -> None:
+    rec = judgment_record([True, False])
+    d = report_data(rec)
+    assert not d["pairs"] and all(not q for q in d["queues"].values())
+    assert d["items"][1] == {"id": "q1", "source": "j.jsonl:2", "query": "question 1",
+                             "content": {"kind": "boolean", "pred": False, "truth": True,
+                                         "correct": False},
+                             "heatmaps": [], "metrics": {}}
+    md = render_markdown(rec)
+    assert "### q1\n- query: 'question 1'\n- prediction: false · gold: true → wrong\n" in md
+    assert "Near τ" not in md and "τ =" not in md
+    rows = [json.loads(x) for x in render_jsonl(rec).splitlines()]
+    assert rows[0] == {"id": "q0", "source": "j.jsonl:1", "task": "judgment",
+                       "query": "question 0", "kind": "boolean", "pred": True, "truth": True,
+                       "correct": True, "metrics": {}}
+
+
+class _TwoTypes(Task):
+    """A made-up task with two labelled heatmaps per item (as spans draws one per type)."""
+
+    name: ClassVar[str] = "two-types"
+    uses_tau: ClassVar[bool] = True
+
+    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+        return [HeatmapView("PER", ["Ann"], ["Anne"], [[0.72]],
+                            [{"pred_index": 0, "truth_index": 0, "score": 0.72,
+                              "kind": "judged", "judge_id": "j"}]),
+                HeatmapView("LOC", ["Paris", "Rome"], ["Paris"], [[1.0], [0.3]],
+                            [{"pred_index": 0, "truth_index": 0, "score": 1.0,
+                              "kind": "exact", "judge_id": None}])]
+
+    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        return {"kind": "texts", "pred": "Ann went to Paris and Rome", "truth": ["Anne, Paris"]}
+
+    def markdown(self, content: Mapping[str, Any]) -> list[str]:
+        return [f"- sentence: {content['pred']}"]
+
+
+def test_queues_cover_every_labelled_heatmap(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = registry.get_task
+    monkeypatch.setattr(registry, "get_task",
+                        lambda name: _TwoTypes() if name == "two-types" else real(name))
+    rec = record_from_parts(
+        {"task": "two-types", "tau": 0.7}, {"task": "two-types", "n_items": 1},
+        [{"id": "s1"}],
+        [{"pred": "Ann", "truth": "Anne", "score": 0.72, "judge_id": "j"},
+         {"pred": "Rome", "truth": "Paris", "score": None, "outcome": "transport_error",
+          "judge_id": "j"}])
+    d = report_data(rec)
+    per, loc = d["items"][0]["heatmaps"]
+    assert (per["label"], per["exact"], per["matched"]) == ("PER", [], [[0, 0]])
+    assert (loc["label"], loc["exact"], loc["matched"]) == ("LOC", [[0, 0]], [])
+    # PER: Ann ↔ Anne 0.72 within 0.1 of τ; LOC: Rome ↔ Paris failed and Rome is unmatched
+    assert d["queues"] == {"near": [[0, 0, 0, 0]], "disagree": [], "failures": [[0, 1, 1, 0]],
+                           "unmatched_pred": [[0, 1, 1]], "unmatched_truth": []}
+    md = render_markdown(rec).splitlines()
+    for line in ("- s1 [PER]: 'Ann' ↔ 'Anne' (0.72)", "- s1 [LOC]: 'Rome' ↔ 'Paris' (0.30)",
+                 "- sentence: Ann went to Paris and Rome", "#### PER",
+                 "- matched: 'Ann' ↔ 'Anne' (0.72)", "#### LOC", "- exact: 'Paris' = 'Paris'",
+                 "- unmatched prediction: 'Rome'"):
+        assert line in md, line
+    rows = [json.loads(x) for x in render_jsonl(rec).splitlines()]
+    assert [(r["label"], r["pred"], r["flags"]) for r in rows] == [
+        ("PER", "Ann", ["near"]), ("LOC", "Paris", []), ("LOC", "Rome", ["failures"])]
+    html = render_html(rec, name="spans-run")
+    assert "<title>simjudge audit — spans-run</title>" in html and '"label":"LOC"' in html
+
+
+def test_html_of_a_record_escapes_judged_text() -> None:
+    rec = selection_record()
+    rec.items[1].__pydantic_extra__["pred"] = EVIL[:1]  # type: ignore[index]
+    html = render_html(rec)
+    assert len(re.findall(r"<script", html)) == 2
+    assert "\\u003cscript\\u003ewindow.__pwned=1\\u003c/script\\u003e" in html
+
+
+def test_no_task_is_named_in_code_outside_the_tasks() -> None:
+    # the report, rescore, compare, CLI… ask the task; only judge/tasks/ names tasks
+    judge_dir = REPO / "judge"
+    offenders = [f"{p.relative_to(REPO)}:{n}" for p in sorted(judge_dir.rglob("*"))
+                 if p.suffix in (".py", ".jinja") and "tasks" not in p.relative_to(
+                     judge_dir).parts[:1]
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if "task ==" in line]
+    assert offenders == []
