@@ -3,7 +3,7 @@
 Issue 11: ``simjudge --help`` took 1.3–2.8 s because importing the CLI imported scipy.optimize,
 jieba, nltk and the numpy/pydantic stack. Target: ``--help`` ≤ 0.4 s. The heavy modules are
 now imported by the commands that use them (``judge/__init__.py`` resolves its public names
-lazily; ``tests/judge/test_hardening_install.py`` checks that ``import judge.cli`` imports
+lazily; ``tests/judge/test_install.py`` checks that ``import judge.cli`` imports
 none of scipy, jieba, nltk, openai, langchain).
 
     python benchmarks/bench_startup.py [--runs 15] [--top 15]

@@ -32,3 +32,18 @@ def test_console_script_version() -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("simjudge 0.1.0")
     assert "rouge-score" in out.stdout
+
+
+def test_every_package_is_listed_for_the_wheel() -> None:
+    """A subpackage missing from ``[tool.setuptools] packages`` works in an editable install
+    and is absent from a wheel: every directory with an ``__init__.py`` must be listed."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(REPO).parts)
+             for top in ("judge", "metrics", "prompts") for p in (REPO / top).rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

@@ -66,8 +66,8 @@ def calibrate_command(
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
     from judge.calibration.labels import load_labels
-    from judge.cli.options import build_judges, judge_options
     from judge.cli.checks import check_min
+    from judge.cli.options import build_judges, judge_options
     from judge.runs.atomic import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 

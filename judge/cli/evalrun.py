@@ -49,8 +49,8 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
     """The task's judge (a panel for several), the τ to use and its calibration provenance."""
     from judge.calibration.taufile import tau_from_calibration
     from judge.cli.options import build_judges
-    from judge.judges.registry import parse_judge_spec
     from judge.judges.panel import Panel
+    from judge.judges.registry import parse_judge_spec
 
     tau, calibration = r.tau, None
     if r.tau_from is not None and not task.uses_tau:
@@ -89,8 +89,8 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
             :class:`judge.runs.atomic.RunWriteError`).
     """
     from judge.cache import JudgeCache
-    from judge.cli.options import judge_options
     from judge.cli.checks import check_judge_use, check_min, check_unit
+    from judge.cli.options import judge_options
     from judge.evaluate import run_evaluation
     from judge.io import file_sha256
     from judge.runs.atomic import default_run_dir, prepare_out_dir

@@ -11,7 +11,8 @@ loads only what it needs):
 * :mod:`judge.judges.options` — :class:`~judge.judges.options.JudgeOptions` and its checks;
 * :mod:`judge.judges.judgesfile` — judges declared in a TOML file (``--judges``);
 * :mod:`judge.judges.panel` — several judges and a vote;
-* :mod:`judge.judges.scorer` — prompt scorers (``SCORERS``: template, output schema, mode);
+* :mod:`judge.judges.scorer` — prompt scorers (``SCORERS``: template, output schema, mode),
+  reading answers with :mod:`judge.judges.jsonreply`;
 * backends: :mod:`~judge.judges.local`, :mod:`~judge.judges.lexical`,
   :mod:`~judge.judges.table`, :mod:`~judge.judges.openai_chat`,
   :mod:`~judge.judges.langchain_chat`, :mod:`~judge.judges.openai_embedding` (the last two

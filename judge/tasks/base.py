@@ -157,7 +157,9 @@ class Task:
         extractors: per side, ``(record, field) -> typed value`` (raises ``InputError``).
         judge_option: the CLI flag of the judge the task uses (``--judge``, ``--arg-judge``),
             None when it uses none.
-        uses_tau: whether τ (``--tau``/``--tau-from``) applies.
+        uses_tau: whether τ (``--tau``/``--tau-from``) applies (and ``rescore`` at another τ).
+        needs_judge: whether the judge is required or optional.
+        no_judge_reason: why a task without ``--judge`` refuses it (shown in the error).
     """
 
     name: ClassVar[str]
@@ -166,6 +168,8 @@ class Task:
     extractors: ClassVar[tuple[Extractor, Extractor] | None] = None
     judge_option: ClassVar[str | None] = None
     uses_tau: ClassVar[bool] = False
+    needs_judge: ClassVar[bool] = False
+    """Whether the judge is required (``selection``, ``spans``) or optional (function calls)."""
     no_judge_reason: ClassVar[str] = ""
     """Why the task takes no similarity judge (``--judge`` is refused with this reason)."""
 
@@ -205,9 +209,6 @@ class Task:
         if self.judge_option is not None and judge is None and self.needs_judge:
             raise InputError(f"task {self.name!r} needs a judge ({self.judge_option})",
                              field=self.judge_option.lstrip("-"))
-
-    needs_judge: ClassVar[bool] = False
-    """Whether a judge is required (``selection``, ``spans``) or optional (function calls)."""
 
     # ------------------------------------------------------------------ judging
     async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,

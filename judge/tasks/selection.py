@@ -108,5 +108,6 @@ class SelectionTask(Task):
         """The item's one similarity matrix (none when the row did not store it)."""
         if "scores" not in row:
             return []
-        return [HeatmapView("", list(row["pred"]), list(row["truth"]), row["scores"],
-                            list(row.get("matches", [])))]
+        matches = [{**m, "kind": "exact" if m.get("exact") else "fuzzy"}
+                   for m in row.get("matches", [])]
+        return [HeatmapView("", list(row["pred"]), list(row["truth"]), row["scores"], matches)]

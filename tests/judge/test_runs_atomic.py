@@ -1,6 +1,6 @@
 """``judge.runs.atomic``: output directories written atomically, crash leftovers recovered,
 ``--out`` checked before any judge call. (The same machinery through the real CLI, with full
-disks and killed processes, is exercised in test_hardening_disk.py.)"""
+disks and killed processes, is exercised in test_runs_disk.py.)"""
 
 from __future__ import annotations
 

@@ -386,3 +386,10 @@ def test_no_task_is_named_in_code_outside_the_tasks() -> None:
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if "task ==" in line]
     assert offenders == []
+
+
+def test_undefined_statistics_are_null_in_the_page() -> None:
+    rec = selection_record()
+    rec.summary.metrics["macro_f1"] = float("nan")  # e.g. 0/0 with zero_division NaN
+    html = render_html(rec)
+    assert '"macro_f1":null' in html and "NaN" not in html

@@ -188,6 +188,9 @@ def test_cli_modules_are_thin_and_modules_small() -> None:
 
 
 def test_every_registered_task_module_exists() -> None:
+    import importlib
+
     for name, target in TASKS.items():
         module, _, cls = target.partition(":")
         assert (ROOT / (module.replace(".", "/") + ".py")).exists(), name
+        assert issubclass(getattr(importlib.import_module(module), cls), Task), name

@@ -173,7 +173,7 @@ def test_public_api_names_resolve_lazily_and_evaluate_stays_the_function() -> No
 def _run_report_tests(tmp_path: Path, env: dict[str, str]) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         "tests/judge/test_report.py", "-k", "browser or lazy_rendering"],
+         "tests/judge/test_runs_report.py", "-k", "browser or lazy_rendering"],
         capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     return proc.stdout
