@@ -235,17 +235,23 @@ def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
                          f"{interval(m.get('ci95'), 3, signed=True)}".rstrip())
         t.add_row(metric, *cells)
     out.append(t)
+    # judges are numbered (J1, J2…) and named below the table: a panel's id is long, and a
+    # folded id column is unreadable at 80 columns
     ops = _table("run", "judge", "verdicts", "failed", "parse err", "cached", "tokens", "USD",
                  "p50/p95 s", right_from=2)
+    ops.columns[1].no_wrap = True
+    names: dict[str, str] = {}
     for letter, r in zip(letters, runs, strict=True):
         for jid, j in r["judges"].items():
+            ref = names.setdefault(jid, f"J{len(names) + 1}")
             failed = sum(v for k, v in j["outcomes"].items() if k != "ok")
-            ops.add_row(letter, jid, num(j["verdicts"]), num(failed),
+            ops.add_row(letter, ref, num(j["verdicts"]), num(failed),
                         f"{100 * j['parse_error_rate']:.1f}%", num(j["cached"]),
                         num(j["tokens_in"] + j["tokens_out"]), num(j["cost_usd"], 4),
                         f"{num(j['latency_p50_s'], 3)}/{num(j['latency_p95_s'], 3)}")
     if ops.row_count:
         out.append(ops)
+        out.extend(Text(f"  {ref} = {jid}") for jid, ref in names.items())
     if result.get("agreement"):
         ag = _table("runs", "shared pairs", "Pearson", "Spearman", "κ at τ", "α interval")
         index = {r["label"]: x for x, r in zip(letters, runs, strict=True)}

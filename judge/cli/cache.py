@@ -49,7 +49,7 @@ def tasks_command() -> None:
 
     for name in task_names():
         t = get_task(name)
-        say(f"{name:<14} {t.judge_option or '-':<12} {t.summary}")
+        typer.echo(f"{name:<14} {t.judge_option or '-':<12} {t.summary}")  # one line each
 
 
 def version_command() -> None:
