@@ -47,3 +47,19 @@ def test_every_package_is_listed_for_the_wheel() -> None:
     found = {".".join(p.parent.relative_to(REPO).parts)
              for top in ("judge", "metrics", "prompts") for p in (REPO / top).rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_no_source_file_is_git_ignored() -> None:
+    """A source file matched by .gitignore works in the author's tree and is missing from every
+    clone (``runs/`` once ignored ``judge/runs/``)."""
+    import shutil
+
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        import pytest
+
+        pytest.skip("not a git checkout")
+    files = [str(p.relative_to(REPO)) for top in ("judge", "metrics", "prompts", "tests")
+             for p in (REPO / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    out = subprocess.run(["git", "check-ignore", "--no-index", *files], capture_output=True,
+                         text=True, cwd=REPO)
+    assert out.stdout.split() == []

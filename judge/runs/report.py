@@ -1,0 +1,180 @@
+"""Audit reports of a run: one self-contained HTML file, Markdown, or JSONL.
+
+What is shown — each item's view and heatmaps, the verdicts of every judged pair, the queues —
+comes from :func:`judge.runs.audit.report_data`, which asks the run's task and never names one;
+this module draws it.
+
+The HTML report (template ``judge/runs/report.html.jinja``) embeds the data as JSON and renders
+it in the browser by each view's ``kind``: no network, CSS/JS/SVG inline, usable offline and by
+email. All judged text is inserted with ``textContent`` (never as markup), and the embedded JSON
+escapes ``<``, ``>`` and ``&``, so a prediction such as ``<script>`` is shown as text. Heatmaps
+are drawn lazily (when their item scrolls into view), so a 10,000-pair run stays light. Human
+overrides made in the page export as JSONL rows ``{"id", "pred", "truth", "label", "score",
+"rationale"}``, which ``simjudge calibrate`` (label) and the ``table:`` judge (score,
+item-scoped by ``id``) read directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined, select_autoescape
+
+from judge.runs.audit import cell_verdicts, report_data
+from judge.runs.record import RunRecord
+
+
+def _no_nan(x: Any) -> Any:
+    if isinstance(x, float) and x != x:
+        return None
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_no_nan(v) for v in x]
+    return x
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside a ``<script type="application/json">`` element (NaN → null)."""
+    try:  # the usual case, and fast: no NaN anywhere
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # an undefined statistic somewhere: NaN → null, everywhere
+        text = json.dumps(_no_nan(data), ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
+                verdict_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """The self-contained HTML report.
+
+    Args:
+        record: the run.
+        near: half-width of the "near τ" queue, in [0, 1].
+        name: the run's name shown in the page (default: the record's directory name).
+        verdict_rows: ``record.verdict_rows()`` when the caller has them already.
+
+    Raises:
+        ValueError: ``near`` outside [0, 1].
+        InputError: the run's task is not a registered task.
+    """
+    env = Environment(autoescape=select_autoescape(default=True), undefined=StrictUndefined)
+    template = env.from_string(
+        (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
+    data = report_data(record, near, verdict_rows)
+    if name is not None:
+        data["header"]["run"] = name
+    run = data["header"]["run"]
+    return template.render(title=f"simjudge audit — {run}", data_json=_script_json(data),
+                           run_name=run)
+
+
+def render_jsonl(record: RunRecord, near: float = 0.1) -> str:
+    """JSON lines: for an item with heatmaps one line per cell (``id``, ``label`` for a labelled
+    heatmap, ``pred``, ``truth``, ``score``, ``exact``, ``matched``, ``flags`` — the queues it
+    is in — and every judge's ``verdicts``); for any other item one line with its id, source,
+    task, query, view content and metrics.
+
+    Raises:
+        ValueError, InputError: as :func:`report_data`.
+    """
+    data = report_data(record, near)
+    flags: dict[tuple[int, ...], set[str]] = {}
+    for q in ("near", "disagree", "failures"):
+        for e in data["queues"][q]:
+            flags.setdefault(tuple(e), set()).add(q)
+    lines = []
+    for n, item in enumerate(data["items"]):
+        if not item["heatmaps"]:
+            lines.append(json.dumps({"id": item["id"], "source": item["source"],
+                                     "task": data["header"]["task"], "query": item["query"],
+                                     **item["content"], "metrics": item["metrics"]},
+                                    ensure_ascii=False))
+        for h, hm in enumerate(item["heatmaps"]):
+            exact, matched = {tuple(e) for e in hm["exact"]}, {tuple(m) for m in hm["matched"]}
+            label = {"label": hm["label"]} if hm["label"] else {}
+            for i, p in enumerate(hm["pred"]):
+                for j, t in enumerate(hm["truth"]):
+                    lines.append(json.dumps({
+                        "id": item["id"], **label, "pred": p, "truth": t,
+                        "score": hm["scores"][i][j], "exact": (i, j) in exact,
+                        "matched": (i, j) in matched, "flags": sorted(flags.get((n, h, i, j), ())),
+                        "verdicts": cell_verdicts(data["verdicts"], item["id"], p, t)},
+                        ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def _heatmap_markdown(hm: Mapping[str, Any]) -> list[str]:
+    """Exact and judged matches, then unmatched strings, of one heatmap."""
+    out = [f"#### {hm['label']}"] if hm["label"] else []
+    pred, truth = hm["pred"], hm["truth"]
+    out += [f"- exact: {pred[i]!r} = {truth[j]!r}" for i, j in hm["exact"]]
+    out += [f"- matched: {pred[i]!r} ↔ {truth[j]!r} ({hm['scores'][i][j]:.2f})"
+            for i, j in hm["matched"]]
+    used_p = {i for i, _ in hm["exact"] + hm["matched"]}
+    used_t = {j for _, j in hm["exact"] + hm["matched"]}
+    out += [f"- unmatched prediction: {p!r}" for i, p in enumerate(pred) if i not in used_p]
+    out += [f"- unmatched gold: {t!r}" for j, t in enumerate(truth) if j not in used_t]
+    return out
+
+
+def render_markdown(record: RunRecord, near: float = 0.1) -> str:
+    """A terminal-friendly Markdown report: header, metrics, queues (runs with heatmaps) and
+    each item (its metrics, the task's :meth:`~judge.tasks.base.Task.markdown` of its view and
+    its heatmaps' matches).
+
+    Raises:
+        ValueError, InputError: as :func:`report_data`.
+    """
+    from judge.tasks.registry import get_task
+
+    data = report_data(record, near)
+    task = get_task(record.task)
+    h = data["header"]
+    out = [f"# simjudge audit — {h['run']}", "",
+           f"- task: {h['task']}; data: {h['data']}"
+           + (f"; τ = {h['tau']}" if h["uses_tau"] else ""),
+           "- judges: " + ("; ".join(f"{j['id']} ({j['scorer']}"
+                                      + (f", template {j['template_sha256'][:12]}" if
+                                         j["template_sha256"] else "") + ")"
+                                      for j in h["judges"]) or "none"),
+           f"- judge calls {h['judge_calls']}, cache hits {h['cache_hits']}, tokens "
+           f"{h['tokens']}, USD {h['cost_usd'] or 0:.4f}", "", "## Metrics", "",
+           "| metric | value | 95% CI |", "|---|---|---|"]
+    for k, v in h["metrics"].items():
+        if isinstance(v, (dict, list)):
+            continue
+        ci = h["ci95"].get(k)
+        value = f"{v:.4f}" if isinstance(v, float) else str(v)
+        out.append(f"| {k} | {value} | {'' if not ci else f'[{ci[0]:.4f}, {ci[1]:.4f}]'} |")
+    for k, group in h["metric_groups"].items():
+        out += ["", f"{k}: " + ", ".join(f"{a} {b}" for a, b in group)]
+    items = data["items"]
+
+    def cell(n: int, k: int, i: int, j: int) -> str:
+        it, hm = items[n], items[n]["heatmaps"][k]
+        s = hm["scores"][i][j]
+        return (f"{it['id']}" + (f" [{hm['label']}]" if hm["label"] else "")
+                + f": {hm['pred'][i]!r} ↔ {hm['truth'][j]!r} "
+                f"({'–' if s is None else f'{s:.2f}'})")
+
+    if data["pairs"]:
+        for q, title in (("near", f"Near τ (±{data['near']})"), ("disagree", "Judges disagree"),
+                         ("failures", "Judge failures")):
+            out += ["", f"## {title} ({len(data['queues'][q])})", ""]
+            out += [f"- {cell(*x)}" for x in data["queues"][q]]
+    out += ["", "## Items", ""]
+    for it in items:
+        scores = " · ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                            for k, v in it["metrics"].items())
+        out.append(f"### {it['id']}" + (f" — {scores}" if scores else ""))
+        if it.get("query"):
+            out.append(f"- query: {it['query']!r}")
+        out += task.markdown(it["content"]) if it["content"] else []
+        for hm in it["heatmaps"]:
+            out += _heatmap_markdown(hm)
+        out.append("")
+    return "\n".join(out) + "\n"

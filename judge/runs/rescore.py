@@ -1,0 +1,79 @@
+"""``simjudge rescore``: a stored run's metrics at another τ (or, for a panel, another vote or
+quorum), with no judge call.
+
+This module resolves and checks the options; the run's task does the work
+(:meth:`judge.tasks.base.Task.rescore`: ``selection`` re-matches the stored similarity
+matrices, re-voting a panel's stored member verdicts first). At the run's own τ and vote the
+result equals the run's own numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.errors import InputError
+from judge.runs.record import RunRecord
+from judge.runs.uncertainty import bootstrap_cis
+
+
+def _run_tau(record: RunRecord) -> float:
+    tau = record.config.tau
+    if not isinstance(tau, (int, float)) or isinstance(tau, bool):
+        raise InputError(f"config.json has no numeric tau ({tau!r}): give --tau",
+                         record.path, field="tau")
+    return float(tau)
+
+
+def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None,
+            quorum: int | None = None, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Metrics of a stored run at τ (and, for panels, another vote or quorum).
+
+    Args:
+        record: a stored run whose task can be re-scored (``selection``).
+        tau: the threshold in [0, 1]; None = the run's own τ (``config.json``), which
+            reproduces the run's metrics.
+        rule, quorum: panel runs: another vote (:data:`judge.judges.panel.VOTES`) / quorum in
+            1..members (None = the run's).
+        n_boot, seed: bootstrap resamples (>= 0) and seed of the CIs.
+
+    Returns:
+        ``{"run", "tau", "tau_source" ("run" or "option"), "vote", "quorum",
+        "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``.
+
+    Raises:
+        InputError: τ outside [0, 1] or missing from the run; a vote/quorum for a run that is
+            not a panel, an unknown vote or a quorum out of range; an unknown task or one that
+            cannot be re-scored.
+    """
+    from judge.judges.panel import VOTES
+    from judge.tasks.registry import get_task
+
+    task = get_task(record.task)
+    source = "option"
+    if tau is None:
+        tau, source = _run_tau(record), "run"
+    if not 0.0 <= tau <= 1.0:
+        raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
+    judge = record.config.judge or {}
+    is_panel = judge.get("backend") == "panel"
+    if not is_panel and (rule is not None or quorum is not None):
+        raise InputError("--vote and --quorum apply to panel runs only", record.path,
+                         field="vote")
+    if is_panel:
+        rule = rule or judge["vote"]
+        quorum = judge["quorum"] if quorum is None else quorum
+        if rule not in VOTES:
+            raise InputError(f"unknown vote {rule!r}; expected one of {', '.join(VOTES)}",
+                             field="vote")
+        if not 1 <= quorum <= len(judge["members"]):
+            raise InputError(f"quorum must be 1..{len(judge['members'])}", field="quorum")
+    done = task.rescore(record, tau, rule, quorum)
+    if done is None:
+        raise InputError(f"task {record.task!r} cannot be re-scored: its metrics do not depend "
+                         "on τ, or its items.jsonl does not store the judges' scores "
+                         "(written by an older simjudge)", record.path)
+    rows, metrics = done
+    return {"run": str(record.path), "tau": tau, "tau_source": source, "vote": rule,
+            "quorum": quorum, "judge_calls": 0, "metrics": metrics,
+            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),
+            "items": rows}

@@ -1,0 +1,197 @@
+"""A run directory on disk ↔ a :class:`~judge.runs.record.RunRecord` in memory.
+
+* :func:`write_run` writes ``config.json``, ``summary.json``, ``items.jsonl``,
+  ``verdicts.jsonl``, the record's extra JSONL files and ``report.html`` (rendered from the
+  record by :mod:`judge.runs.report`) atomically (:func:`judge.runs.atomic.atomic_dir`);
+* :func:`load_run` reads a run directory back (``rescore``, ``audit``, ``compare``,
+  ``calibrate --run``), naming the file and line of anything malformed;
+* :func:`record_from_parts` builds a validated record from plain rows.
+
+JSON is written as Python's :mod:`json` writes it (UTF-8 with non-ASCII characters kept, NaN
+allowed); JSONL files are split on ``\\n`` only when read, because ``str.splitlines()`` would
+also cut at U+2028/U+2029/U+0085 inside judged strings, which the run files keep unescaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge.errors import InputError
+from judge.runs.atomic import atomic_dir, dumps
+from judge.runs.record import RunRecord
+
+RUN_FILES = ("config.json", "verdicts.jsonl", "items.jsonl", "summary.json")
+"""The files every run directory holds."""
+REPORT_FILE = "report.html"
+AUDIT_FILES = ("report.jsonl",)
+"""JSONL files ``simjudge audit`` may write into a run directory: never read as extra files."""
+
+
+def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
+                      item_rows: Sequence[Mapping[str, Any]],
+                      verdict_rows: Sequence[Mapping[str, Any]],
+                      extra: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                      path: str | Path | None = None) -> RunRecord:
+    """A validated :class:`RunRecord` from plain JSON-like parts (what a task's scoring and
+    judging produce).
+
+    Args:
+        config, summary: ``config.json`` and ``summary.json`` objects (``task`` required in
+            both; ``n_items`` >= 0 in the summary).
+        item_rows: one object per item (``id`` required).
+        verdict_rows: one object per verdict (``pred``, ``truth`` required).
+        extra: more JSONL files by name (``disagreements.jsonl``…).
+        path: the run directory, if any.
+
+    Raises:
+        pydantic.ValidationError: a part without a required field or with a mistyped one.
+    """
+    return RunRecord.model_validate({
+        "config": config, "summary": summary, "items": item_rows, "verdicts": verdict_rows,
+        "extra": dict(extra or {}), "path": Path(path) if path is not None else None})
+
+
+def _check_extra_names(names: Iterable[str]) -> None:
+    for name in names:
+        if (not name.endswith(".jsonl") or Path(name).name != name or name.startswith(".")
+                or name in RUN_FILES or name in AUDIT_FILES):
+            raise ValueError(f"extra run file {name!r}: expected a plain NAME.jsonl other than "
+                             f"{', '.join(RUN_FILES + AUDIT_FILES)}")
+
+
+def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(dumps(row) + "\n")
+
+
+def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Path:
+    """Write ``record`` as the run directory ``out``, atomically, with its ``report.html``.
+
+    API keys are redacted (:mod:`judge.redact`) from the config, the summary and every
+    verdict/extra row (all their texts except the judged ``pred``/``truth`` and ids); the item
+    rows are the data and are written as they are. On success ``record.path`` is set to
+    ``out``.
+
+    Args:
+        record: the run.
+        out: the run directory (created; its parent too).
+        overwrite: replace an existing run directory (the old one stays until the new one is
+            in place).
+
+    Returns:
+        ``out`` as a :class:`Path`.
+
+    Raises:
+        InputError: ``out`` cannot be a run directory (see
+            :func:`judge.runs.atomic.check_out_dir`).
+        judge.runs.atomic.RunWriteError: the filesystem refused a write (disk full…); nothing
+            is left behind.
+        ValueError: an extra file name that is not a plain ``NAME.jsonl`` or is one of the
+            run's own files.
+    """
+    from judge.redact import Redactor, redact_row
+    from judge.runs.report import render_html
+
+    out = Path(out)
+    _check_extra_names(record.extra)
+    red = Redactor()  # API keys never reach a run file (judge.redact)
+    verdict_rows = record.verdict_rows()
+    html = render_html(record, name=out.name, verdict_rows=verdict_rows)
+    with atomic_dir(out, overwrite) as tmp:
+        (tmp / "config.json").write_text(dumps(red.obj(record.config.to_row()), indent=2)
+                                         + "\n", encoding="utf-8")
+        _write_jsonl(tmp / "verdicts.jsonl", (redact_row(v, red) for v in verdict_rows))
+        _write_jsonl(tmp / "items.jsonl", (r.to_row() for r in record.items))
+        (tmp / "summary.json").write_text(dumps(red.obj(record.summary.to_row()), indent=2)
+                                          + "\n", encoding="utf-8")
+        for name, rows in record.extra.items():
+            _write_jsonl(tmp / name, (redact_row(r, red) for r in rows))
+        (tmp / REPORT_FILE).write_text(html, encoding="utf-8")
+    record.path = out
+    return out
+
+
+def _jsonl(path: Path) -> tuple[list[Any], list[int]]:
+    """Values of a JSONL file and their 1-based line numbers (blank lines skipped)."""
+    rows: list[Any] = []
+    lines: list[int] = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON: {exc.msg}", path, lineno) from None
+            lines.append(lineno)
+    return rows, lines
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg}", path, exc.lineno) from None
+
+
+def load_run(path: str | Path) -> RunRecord:
+    """Read a run directory written by ``simjudge eval`` (this version or an earlier one).
+
+    Every ``*.jsonl`` file besides ``items.jsonl`` and ``verdicts.jsonl`` (and the audit's
+    ``report.jsonl``) becomes an entry of ``record.extra``.
+
+    Raises:
+        InputError: a missing run file ("not a run directory"), malformed JSON, or a row or
+            object without a required field or with a mistyped one — the file, the line (for
+            JSONL files) and the field named.
+    """
+    p = Path(path)
+    try:
+        config = _json(p / "config.json")
+        summary = _json(p / "summary.json")
+        items, item_lines = _jsonl(p / "items.jsonl")
+        verdicts, verdict_lines = _jsonl(p / "verdicts.jsonl")
+        extra: dict[str, list[Any]] = {}
+        extra_lines: dict[str, list[int]] = {}
+        for f in sorted(p.glob("*.jsonl")):
+            if f.name not in RUN_FILES and f.name not in AUDIT_FILES and f.is_file():
+                extra[f.name], extra_lines[f.name] = _jsonl(f)
+    except OSError as exc:
+        raise InputError(f"not a run directory: {exc}", p) from None
+    try:
+        return record_from_parts(config, summary, items, verdicts, extra, p)
+    except ValidationError as exc:
+        lines = {"items": item_lines, "verdicts": verdict_lines}
+        raise _located(exc, p, lines, extra_lines) from None
+
+
+def _located(exc: ValidationError, p: Path, lines: Mapping[str, list[int]],
+             extra_lines: Mapping[str, list[int]]) -> InputError:
+    """The first validation error as an :class:`InputError` naming its file, line and field."""
+    err = exc.errors(include_url=False)[0]
+    loc = list(err["loc"])
+    part = loc.pop(0) if loc else None
+    where: Path = p
+    line: int | None = None
+    if part in ("config", "summary"):
+        where = p / f"{part}.json"
+    elif part in lines and loc and isinstance(loc[0], int):
+        where, line = p / f"{part}.jsonl", _row_line(loc, lines[str(part)])
+    elif part == "extra" and loc and str(loc[0]) in extra_lines:
+        name = str(loc.pop(0))
+        where, line = p / name, _row_line(loc, extra_lines[name])
+    field = ".".join(str(x) for x in loc) or None
+    return InputError(f"invalid run file: {err['msg']}", where, line, field)
+
+
+def _row_line(loc: list[int | str], lines: Sequence[int]) -> int | None:
+    """The line of the row ``loc`` starts with (popped), or None when it names no row."""
+    k = loc[0] if loc else None
+    if isinstance(k, int):
+        loc.pop(0)
+        return lines[k]
+    return None
