@@ -5,7 +5,7 @@ judge is calibrated the way it is evaluated."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,6 +22,7 @@ from judge.cli.common import (
 from judge.errors import CacheMissError, InputError
 
 
+@o.with_judge_flags
 def calibrate_command(
     labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
     judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
@@ -44,13 +45,7 @@ def calibrate_command(
         help="Longest pair string (characters); a longer one is bad input (exit 2), never "
              "truncated. 0 = no limit.")] = 4096,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
-    base_url: o.BaseUrl = None, api_key_env: o.ApiKeyEnv = "OPENAI_API_KEY",
-    scorer: o.ScorerOpt = "entity_similarity@v1", concurrency: o.Concurrency = 16,
-    max_batch: o.MaxBatch = 20, rpm: o.Rpm = None, tpm: o.Tpm = None,
-    temperature: o.Temperature = 0.0, decoding_seed: o.DecodingSeed = None,
-    max_tokens: o.MaxTokens = None, samples: o.Samples = 1, timeout: o.Timeout = 60.0,
-    max_retries: o.MaxRetries = 2, stop_after: o.StopAfter = 8, threads: o.Threads = None,
-    prices: o.Prices = None, http: o.Http = "auto", structured_method: o.StructuredMethod = None,
+    judge_flags: dict[str, Any] | None = None,
 ) -> None:
     """Choose τ for each judge from human-labelled pairs, with CIs, CV and plots.
 
@@ -79,12 +74,7 @@ def calibrate_command(
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
         check_max_chars(max_chars)
-        options = judge_options(
-            base_url=base_url, api_key_env=api_key_env, scorer=scorer, concurrency=concurrency,
-            max_batch=max_batch, rpm=rpm, tpm=tpm, temperature=temperature,
-            decoding_seed=decoding_seed, max_tokens=max_tokens, samples=samples,
-            timeout=timeout, max_retries=max_retries, stop_after=stop_after, threads=threads,
-            prices=prices, http=http, structured_method=structured_method)
+        options = judge_options(**(judge_flags or {}))
         judges = build_judges(list(judge or []), judges_file, options)
         if len({j.id for j in judges}) != len(judges):
             raise InputError("the same judge is given twice", field="judge")

@@ -22,6 +22,7 @@ from judge.cli.common import (
 from judge.errors import CacheMissError, InputError
 
 
+@o.with_judge_flags
 def eval_command(
     data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
     task: Annotated[str, typer.Option(help="The task (see 'simjudge tasks').")] = "selection",
@@ -66,13 +67,7 @@ def eval_command(
     arg_tau: Annotated[float, typer.Option(
         help="function-call: argument values match when the judge's score is > this.")] = 0.7,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
-    base_url: o.BaseUrl = None, api_key_env: o.ApiKeyEnv = "OPENAI_API_KEY",
-    scorer: o.ScorerOpt = "entity_similarity@v1", concurrency: o.Concurrency = 16,
-    max_batch: o.MaxBatch = 20, rpm: o.Rpm = None, tpm: o.Tpm = None,
-    temperature: o.Temperature = 0.0, decoding_seed: o.DecodingSeed = None,
-    max_tokens: o.MaxTokens = None, samples: o.Samples = 1, timeout: o.Timeout = 60.0,
-    max_retries: o.MaxRetries = 2, stop_after: o.StopAfter = 8, threads: o.Threads = None,
-    prices: o.Prices = None, http: o.Http = "auto", structured_method: o.StructuredMethod = None,
+    judge_flags: dict[str, Any] | None = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
@@ -91,12 +86,6 @@ def eval_command(
     """
     from judge.cli.evalrun import EvalRequest, run_eval
 
-    opts = dict(base_url=base_url, api_key_env=api_key_env, scorer=scorer,
-                concurrency=concurrency, max_batch=max_batch, rpm=rpm, tpm=tpm,
-                temperature=temperature, decoding_seed=decoding_seed, max_tokens=max_tokens,
-                samples=samples, timeout=timeout, max_retries=max_retries,
-                stop_after=stop_after, threads=threads, prices=prices, http=http,
-                structured_method=structured_method)
     request = EvalRequest(
         data=data, task=task, judges=list(judge or []), judges_file=judges_file, vote=vote,
         quorum=quorum, tau=tau, tau_from=tau_from, bootstrap=bootstrap, seed=seed,
@@ -104,7 +93,8 @@ def eval_command(
         id_fields=[f for spec in (id_field or []) for f in spec.split(",") if f], gold=gold,
         max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
         functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
-        cache_mode=cache_mode, judge_flags=opts, command=["simjudge", *sys.argv[1:]])
+        cache_mode=cache_mode, judge_flags=dict(judge_flags or {}),
+        command=["simjudge", *sys.argv[1:]])
     try:
         check_cache_mode(cache_mode)
         check_max_chars(max_chars)

@@ -4,6 +4,9 @@ alike (the same judges, endpoints, scorers, limits and cache), and turned into j
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -99,3 +102,42 @@ def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> li
     return [build_declared(judges_file, declared, s) for s in (specs or list(declared))]
 
 
+
+
+JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {
+    "base_url": (BaseUrl, None), "api_key_env": (ApiKeyEnv, "OPENAI_API_KEY"),
+    "scorer": (ScorerOpt, "entity_similarity@v1"), "concurrency": (Concurrency, 16),
+    "max_batch": (MaxBatch, 20), "rpm": (Rpm, None), "tpm": (Tpm, None),
+    "temperature": (Temperature, 0.0), "decoding_seed": (DecodingSeed, None),
+    "max_tokens": (MaxTokens, None), "samples": (Samples, 1), "timeout": (Timeout, 60.0),
+    "max_retries": (MaxRetries, 2), "stop_after": (StopAfter, 8), "threads": (Threads, None),
+    "prices": (Prices, None), "http": (Http, "auto"),
+    "structured_method": (StructuredMethod, None),
+}
+"""The judge flags shared by ``eval`` and ``calibrate``: parameter name → (annotated type,
+default). :func:`with_judge_flags` adds them to a command; :func:`judge_options` reads them."""
+
+
+def with_judge_flags(command: Callable[..., None]) -> Callable[..., None]:
+    """Give a typer command every judge flag of :data:`JUDGE_FLAGS` (one definition for
+    ``eval`` and ``calibrate``, so the two cannot drift apart).
+
+    The command declares a last parameter ``judge_flags: dict[str, Any]``; typer sees the
+    individual flags instead (``--base-url``, ``--scorer``…), and the command receives them
+    collected in that dict, ready for :func:`judge_options`.
+    """
+    sig = inspect.signature(command, eval_str=True)
+    own = [p for p in sig.parameters.values() if p.name != "judge_flags"]
+    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                               annotation=annotation)
+             for name, (annotation, default) in JUDGE_FLAGS.items()]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        flags = {name: kwargs.pop(name) for name in JUDGE_FLAGS}
+        command(**kwargs, judge_flags=flags)
+
+    wrapper.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
+    del wrapper.__wrapped__  # typer must read the signature above, not the command's
+    return wrapper

@@ -107,3 +107,23 @@ def test_calibrate_replays_a_recorded_embedding_server(tmp_path: Path) -> None:
     report = cal["judges"]["openai-embedding:multilingual-e5-small-q4"]
     assert report["pairs_scored"] == 4 and report["outcomes"] == {"ok": 4}
     assert 0.0 <= report["roc_auc"] <= 1.0 and report["tau"] is not None
+
+
+def test_eval_and_calibrate_take_the_same_judge_flags() -> None:
+    import typer.main
+
+    from judge.cli.options import JUDGE_FLAGS
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("simjudge", ["eval", "--help"], resilient_parsing=True)
+    flags = {}
+    for name in ("eval", "calibrate"):
+        cmd = group.get_command(ctx, name)  # type: ignore[attr-defined]
+        flags[name] = {p.name: (p.opts, p.default) for p in cmd.params}
+    expected = set(JUDGE_FLAGS) | {"judge", "judges_file", "cache_dir", "cache_mode"}
+    assert expected <= set(flags["eval"]) and expected <= set(flags["calibrate"])
+    for name in expected:
+        assert flags["eval"][name] == flags["calibrate"][name], name
+    assert "judge_flags" not in flags["eval"]
+    assert flags["eval"]["base_url"][0] == ["--base-url"]
+    assert flags["calibrate"]["stop_after"][1] == 8
