@@ -393,3 +393,30 @@ def test_undefined_statistics_are_null_in_the_page() -> None:
     rec.summary.metrics["macro_f1"] = float("nan")  # e.g. 0/0 with zero_division NaN
     html = render_html(rec)
     assert '"macro_f1":null' in html and "NaN" not in html
+
+
+@pytest.mark.usefixtures("browser")
+def test_browser_spans_report_heatmaps_per_type_and_chips(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """examples/spans_ner.jsonl with the lexical judge (hand derivation in examples/README.md):
+    ner-01 has one heatmap per type (LOC, ORG, PER); "New York" matched "New York City" by the
+    judge (0.775 > τ) is a hit although its offsets differ, "Obama" (13/21 < τ) is extra."""
+    _eval(EXAMPLES / "spans_ner.jsonl", "--task", "spans", "--judge", "lexical", "--out",
+          tmp_path / "run", "--bootstrap", "0", "--cache-dir", tmp_path / "c")
+    d = _driver()
+    from selenium.webdriver.common.by import By
+
+    try:
+        d.get((tmp_path / "run" / "report.html").as_uri())
+        time.sleep(0.5)
+        d.execute_script("document.getElementById('item-0').scrollIntoView()")
+        time.sleep(0.3)
+        item = d.find_element(By.ID, "item-0")
+        titles = [h.text for h in item.find_elements(By.CSS_SELECTOR, "h4")]
+        chips = {c.text: c.get_attribute("class")
+                 for c in item.find_elements(By.CSS_SELECTOR, ".chip")}
+    finally:
+        d.quit()
+    assert [t for t in titles if t in ("LOC", "ORG", "PER")] == ["LOC", "ORG", "PER"]
+    assert "hit" in chips["LOC 'New York' [21, 29)"]
+    assert "extra" in chips["PER 'Obama' [7, 12)"]
+    assert "miss" in chips["PER 'Barack Obama' [0, 12)"]
