@@ -17,6 +17,7 @@ uses the cache's ``mode``, ``directory``, ``get``, ``lease_ttl_s``, ``max_wait_s
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import sqlite3
@@ -59,8 +60,9 @@ class LeaseSet:
     leased: bool = False
 
 
-class CacheLeases:
-    """The lease methods of :class:`judge.cache.JudgeCache` (see the module docstring)."""
+class CacheLeases(abc.ABC):
+    """The lease methods of :class:`judge.cache.JudgeCache` (see the module docstring); the
+    cache provides :meth:`get` and :meth:`_storage_error`."""
 
     mode: str
     directory: Path
@@ -69,12 +71,13 @@ class CacheLeases:
     _leases: diskcache.Cache | None = None
     _owner: dict[str, Any]  # {"host", "pid"} of this process, set by JudgeCache
 
-    def get(self, key: str) -> Any | None:  # pragma: no cover - provided by JudgeCache
+    @abc.abstractmethod
+    def get(self, key: str) -> Any | None:
         """The cached value of ``key`` (None when absent)."""
-        raise NotImplementedError
 
-    def _storage_error(self, doing: str, exc: BaseException) -> OSError:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _storage_error(self, doing: str, exc: BaseException) -> OSError:
+        """The error to raise when the storage refused ``doing`` (disk full…)."""
 
     def _lease_db(self) -> diskcache.Cache:
         if self._leases is None:

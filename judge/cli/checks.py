@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from judge.cache import CACHE_MODES
 from judge.errors import InputError
 
 if TYPE_CHECKING:
@@ -61,3 +62,17 @@ def check_min(name: str, value: int | None, minimum: int, what: str = "") -> Non
     """
     if value is not None and value < minimum:
         raise InputError(f"--{name} must be >= {minimum}{what}, got {value}", field=name)
+
+
+def check_cache_mode(mode: str) -> None:
+    """Raise :class:`InputError` for an unknown ``--cache-mode``."""
+    if mode not in CACHE_MODES:
+        raise InputError(f"unknown cache mode {mode!r}; expected one of "
+                         f"{', '.join(CACHE_MODES)}", field="cache-mode")
+
+
+def check_max_chars(max_chars: int) -> None:
+    """Raise :class:`InputError` for a negative ``--max-chars``."""
+    if max_chars < 0:
+        raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
+                         field="max-chars")

@@ -14,9 +14,6 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
-from judge.cache import CACHE_MODES
-from judge.errors import InputError
-
 err = Console(stderr=True)
 out = Console()
 
@@ -81,20 +78,6 @@ def progress(label: str = "judging") -> Iterator[Callable[[int, Any], Callable[[
     finally:
         if started:
             bar.stop()
-
-
-def check_cache_mode(mode: str) -> None:
-    """Raise :class:`InputError` for an unknown ``--cache-mode``."""
-    if mode not in CACHE_MODES:
-        raise InputError(f"unknown cache mode {mode!r}; expected one of "
-                         f"{', '.join(CACHE_MODES)}", field="cache-mode")
-
-
-def check_max_chars(max_chars: int) -> None:
-    """Raise :class:`InputError` for a negative ``--max-chars``."""
-    if max_chars < 0:
-        raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
-                         field="max-chars")
 
 
 def report_stops(summary_or_stops: list[dict[str, Any]]) -> None:

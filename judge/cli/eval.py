@@ -9,9 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from judge.cli import options as o
+from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import (
-    check_cache_mode,
-    check_max_chars,
     err,
     fail,
     fail_storage,

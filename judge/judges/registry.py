@@ -36,8 +36,8 @@ class Backend:
     Attributes:
         name: the spec's ``NAME`` (also the ``backend`` of a judges TOML entry).
         factory: builds the judge (see :data:`Factory`); may raise :class:`InputError`.
-        arg: placeholder of the argument after ``NAME:`` (``MODEL``, ``PROVIDER:MODEL``,
-            ``PATH``), or None for a backend that takes none. A placeholder with ``k`` colons
+        arg: the argument's syntax after ``NAME:`` (``MODEL``, ``PROVIDER:MODEL``,
+            ``PATH``), or None for a backend that takes none. A syntax with ``k`` colons
             needs ``k + 1`` non-empty parts; its last part may itself contain colons
             (``openai:qwen2.5:7b`` is the model ``qwen2.5:7b``).
         arg_help: what the argument is, for error messages (``a model name``, ``a file path``).
@@ -67,7 +67,7 @@ class Backend:
 
         Raises:
             InputError: (field ``judge``) an argument given to a backend that takes none, a
-                missing one, or one without every part of its placeholder.
+                missing one, or one without every part of its syntax.
         """
         if self.arg is None:
             if arg or spec != self.name:

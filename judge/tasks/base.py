@@ -20,6 +20,7 @@ module under :mod:`judge.tasks` plus one line in :data:`judge.tasks.registry.TAS
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from judge.errors import InputError
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
+from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
@@ -143,7 +145,7 @@ class HeatmapView:
     matches: list[dict[str, Any]]
 
 
-class Task:
+class Task(abc.ABC):
     """Base class of every task (see the module docstring for the duties).
 
     Subclasses set the class attributes and override :meth:`score` and
@@ -232,15 +234,15 @@ class Task:
         return {}
 
     # ------------------------------------------------------------------ scoring
+    @abc.abstractmethod
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[Rows, dict[str, Any]]:
         """Per-item rows (``items.jsonl``) and dataset metrics (``summary.json``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         """The numeric dataset metrics recomputed from item rows (a resample of them for the
         bootstrap): equal to :meth:`score`'s numeric metrics on the run's own rows."""
-        raise NotImplementedError
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
                 quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
@@ -256,8 +258,9 @@ class Task:
         return {}
 
     def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown lines describing one item's :meth:`view` content (no heading)."""
-        return []
+        """Markdown lines describing one item's :meth:`view` content (no heading), by its
+        ``kind`` (:func:`judge.tasks.views.markdown_lines`); none for empty content."""
+        return markdown_lines(content)
 
     def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
         """The similarity matrices of an item row the report draws (default: none)."""

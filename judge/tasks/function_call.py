@@ -30,7 +30,7 @@ from judge.tasks.arguments import (
 from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
 from judge.tasks.fccalls import FORMATS, checkable
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
-from judge.tasks.views import calls_view, markdown_lines
+from judge.tasks.views import calls_view
 from metrics import fc_score_items
 from metrics.fc_check import ERROR_TYPES, check_item, names_match
 
@@ -196,7 +196,3 @@ class FunctionCallTask(Task):
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``calls`` view: gold and predicted calls, verdict and error type."""
         return calls_view(row)
-
-    def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of the ``calls`` view."""
-        return markdown_lines(content)

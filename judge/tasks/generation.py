@@ -11,7 +11,7 @@ from judge import io
 from judge.items import Item
 from judge.tasks.base import Judged, Params, Rows, Task, mean_of
 from judge.tasks.selection import query_of
-from judge.tasks.views import markdown_lines, texts_view
+from judge.tasks.views import texts_view
 from metrics import token_scores
 
 TOKENIZER = "jieba"
@@ -44,7 +44,3 @@ class GenerationTask(Task):
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``texts`` view: the prediction and its references."""
         return texts_view(row)
-
-    def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of the ``texts`` view."""
-        return markdown_lines(content)

@@ -12,7 +12,7 @@ from judge import io
 from judge.items import Item
 from judge.tasks.base import Judged, Params, Rows, Task
 from judge.tasks.selection import query_of
-from judge.tasks.views import boolean_view, markdown_lines
+from judge.tasks.views import boolean_view
 from metrics import binary_scores
 
 
@@ -43,7 +43,3 @@ class JudgmentTask(Task):
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``boolean`` view: prediction, gold and whether they agree."""
         return boolean_view(row)
-
-    def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of the ``boolean`` view."""
-        return markdown_lines(content)

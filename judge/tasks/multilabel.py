@@ -14,7 +14,7 @@ from judge import io
 from judge.items import Item
 from judge.tasks.base import Judged, Params, Rows, Task
 from judge.tasks.selection import query_of
-from judge.tasks.views import labels_view, markdown_lines
+from judge.tasks.views import labels_view
 from metrics import multilabel_scores
 
 
@@ -57,7 +57,3 @@ class MultilabelTask(Task):
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``labels`` view: predicted and gold labels, missing and extra ones."""
         return labels_view(row)
-
-    def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of the ``labels`` view."""
-        return markdown_lines(content)

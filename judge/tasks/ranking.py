@@ -11,7 +11,7 @@ from judge import io
 from judge.errors import InputError
 from judge.items import Item
 from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
-from judge.tasks.views import markdown_lines, ranking_view
+from judge.tasks.views import ranking_view
 from metrics import average_precision, err_at_k, ndcg_at_k
 
 K = 10
@@ -99,8 +99,3 @@ class RankingTask(Task):
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``ranking`` view: ranked documents against the relevant ones."""
         return ranking_view(row)
-
-    def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of the ``ranking`` view."""
-        return markdown_lines(content)
-
