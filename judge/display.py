@@ -107,6 +107,9 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
         out.append(_per_class(metrics))
     if summary.get("panel"):
         out.append(_panel(summary["panel"]))
+    from judge.probes.text import probe_lines
+
+    out += [Text(line) for line in probe_lines(summary)]
     out += [Text(line, style="dim") for line in _accounting(summary)]
     return out
 

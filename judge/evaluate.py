@@ -37,18 +37,20 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     params: Params | None = None, *, cache: JudgeCache | None = None,
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
-                    seed: int = 0) -> tuple[RunRecord, Judged]:
+                    seed: int = 0, swap: float = 0.0) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
     task = get_task(task) if isinstance(task, str) else task
     params = params or Params()
     task.check_judge(judge)
+    check_probes(task, judge, swap)
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
     ctx = JudgeContext(cache=cache, context=params.context)
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
+    probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
     rows, metrics = task.score(items, judged, params)
     summary: dict[str, Any] = {
         "task": task.name, "n_items": len(items), "metrics": metrics,
@@ -60,6 +62,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         # judges stopped early by repeated fatal failures (judge.judges.failures)
         "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
+        **({"probes": probes} if probes else {}), **_logprob_counts(judged.verdict_rows),
     }
     config: dict[str, Any] = {
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -76,11 +79,70 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     return record, judged
 
 
+def check_probes(task: Task, judge: Judge | None, swap: float) -> None:
+    """Check the swap probe's share before any judge call.
+
+    Raises:
+        InputError: (field ``probe``) ``swap`` outside [0, 1]; a probe on a run without a
+            judge, or on a task whose pairs cannot be swapped (``task.probe_reason``).
+    """
+    if not 0.0 <= swap <= 1.0:
+        raise InputError(f"--probe swap=FRACTION takes a share in (0, 1], got {swap}",
+                         field="probe")
+    if swap > 0 and judge is None:
+        raise InputError(f"--probe needs a judge, and this --task {task.name} run has none",
+                         field="probe")
+    if swap > 0 and task.probe_reason is not None:
+        raise InputError(task.probe_reason, field="probe")
+
+
+def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
+            params: Params, swap: float, n_boot: int, seed: int,
+            progress_factory: ProgressFactory | None) -> dict[str, Any]:
+    """Run the judge probes asked for (:mod:`judge.probes`); their per-pair rows go to
+    ``judged.extra_jsonl`` (``swap_probe.jsonl``, ``repeat_probe.jsonl``), their summaries are
+    returned for ``summary.json``'s ``probes``."""
+    from judge.probes.repeat import Repeats, repeat_probe
+    from judge.probes.swap import forward_scores, sample_keys, swap_probe
+
+    out: dict[str, Any] = {}
+    if judge is None:
+        return out
+    if isinstance(judge, Repeats):
+        rows, out["repeat"] = repeat_probe(judged.verdict_rows, judge, params.tau, n_boot, seed)
+        judged.extra_jsonl["repeat_probe.jsonl"] = rows
+    if swap > 0:
+        pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
+                            early_stops=ctx.early_stops)
+        if progress_factory is not None:
+            n = len(sample_keys(list(forward_scores(judged.verdict_rows)), swap, seed))
+            pctx.progress = progress_factory(n, ctx.stats)
+        rows, out["swap"] = aio.run(swap_probe(judge, judged.verdict_rows, pctx, swap,
+                                               params.tau, seed, n_boot))
+        judged.extra_jsonl["swap_probe.jsonl"] = rows
+    return out
+
+
+def _logprob_counts(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``{"logprobs": {"verdicts", "with_distribution", "fallback"}}`` when any verdict came
+    from a grade scorer asked for logprobs (``--score-mode logprob``): ``fallback`` counts the
+    ``ok`` verdicts whose reply had no logprobs (score = the sampled grade); {} otherwise."""
+    graded = [r for r in verdict_rows if r.get("outcome") == "ok"
+              and "grade" in str(r.get("scorer", ""))]
+    if not graded:
+        return {}
+    with_dist = sum(r.get("distribution") is not None for r in graded)
+    fallback = sum(r.get("distribution") is None and "fell back" in str(r.get("rationale", ""))
+                   for r in graded)
+    return {"logprobs": {"verdicts": len(graded), "with_distribution": with_dist,
+                         "fallback": fallback}}
+
+
 def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    params: Params | None = None, *, cache: JudgeCache | None = None,
                    config_extra: Mapping[str, Any] | None = None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
-                   seed: int = 0) -> RunRecord:
+                   seed: int = 0, swap: float = 0.0) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
     Args:
@@ -93,20 +155,25 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         config_extra: more ``config.json`` entries (data file hashes, CLI arguments).
         progress_factory: progress-bar factory (see :data:`ProgressFactory`).
         bootstrap: resamples of the 95 % CIs of the dataset metrics (items resampled; 0 =
-            none); seed: its random seed.
+            none); seed: its random seed (also of the swap probe's sample).
+        swap: share of the judged ``ok`` pairs re-judged with pred and truth exchanged, in
+            [0, 1] (0 = no order-swap probe; :mod:`judge.probes.swap`). A
+            :class:`judge.probes.repeat.Repeats` judge adds the repeat probe's summary.
 
     Returns:
-        The :class:`~judge.runs.record.RunRecord` (``path`` None until written).
+        The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
+        ``summary.probes`` and the ``swap_probe.jsonl`` / ``repeat_probe.jsonl`` rows.
 
     Raises:
-        judge.errors.InputError: unknown task; a task that needs a judge without one.
+        judge.errors.InputError: unknown task; a task that needs a judge without one; a swap
+            probe on a task whose pairs cannot be swapped (``task.probe_reason``).
         judge.errors.CacheMissError: a needed judge call in ``cache-only`` mode.
         judge.cache.CacheStorageError: the cache refused a write (disk full…): the run stops;
             answers stored before are kept.
     """
     return evaluate_judged(items, task, judge, params, cache=cache, config_extra=config_extra,
                            progress_factory=progress_factory, bootstrap=bootstrap,
-                           seed=seed)[0]
+                           seed=seed, swap=swap)[0]
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 Outcome = Literal["ok", "parse_error", "transport_error", "refused"]
 """``ok`` carries a score; every other outcome carries none (a failure is never a 0)."""
@@ -50,6 +50,10 @@ class Verdict(BaseModel):
             output), ``json_object`` (JSON mode) or ``text`` (tolerant parser), after any
             fallback; ``tool`` for LangChain's structured output; "" for non-LLM judges.
         cost_usd: cost of the call in USD (0 for cache hits and free judges).
+        distribution: with ``--score-mode logprob``, the judge's grade distribution (grade
+            "0".."9" → probability, summing to 1) whose expectation / 9 is ``score``
+            (:mod:`judge.judges.grades`); None otherwise, and then left out of
+            :meth:`model_dump`.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -71,6 +75,7 @@ class Verdict(BaseModel):
     cached: bool = False
     output_mode: str = ""
     cost_usd: float = Field(default=0.0, ge=0.0)
+    distribution: dict[str, float] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -81,6 +86,14 @@ class Verdict(BaseModel):
             raw, cut = cap_raw(data["raw"])
             if cut:
                 data = {**data, "raw": raw, "raw_truncated": True}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _drop_no_distribution(self, handler: Any) -> Any:
+        # only grade verdicts carry a distribution: the others keep their rows as before
+        data = handler(self)
+        if isinstance(data, dict) and data.get("distribution", 0) is None:
+            del data["distribution"]
         return data
 
     @model_validator(mode="after")

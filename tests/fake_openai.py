@@ -64,6 +64,24 @@ def fake_score(pred: str, truth: str) -> float:
     return 0.9 if pred[:1].casefold() == truth[:1].casefold() else 0.1
 
 
+GRADE_MATCH = {"9": 0.6, "8": 0.3, "7": 0.1}
+"""Grade distribution of the fake judge for pairs sharing their first character."""
+GRADE_OTHER = {"1": 0.5, "0": 0.3, "2": 0.2}
+"""Grade distribution of the fake judge for other pairs."""
+
+
+def grade_logprobs(dist: dict[str, float]) -> list[dict[str, Any]]:
+    """``logprobs.content`` of a one-token grade answer with this distribution (the chosen
+    token is the most likely grade; alternatives in decreasing probability, as OpenAI lists
+    them)."""
+    import math
+
+    alts = sorted(dist.items(), key=lambda x: -x[1])
+    top = [{"token": g, "logprob": math.log(p), "bytes": list(g.encode())} for g, p in alts]
+    return [{"token": alts[0][0], "logprob": math.log(alts[0][1]),
+             "bytes": list(alts[0][0].encode()), "top_logprobs": top}]
+
+
 def fake_embedding(text: str) -> list[float]:
     """The fake embedding server's vector: 8 dimensions, 1 in dimension 0 and in dimension
     1 + (code point of the casefolded first character mod 7). So two strings whose first
@@ -106,6 +124,20 @@ class FakeServerConfig:
             well-formed reply (e.g. ``'{"score": true}'``) for a request judging that string.
         status_all: when set, every request is answered with this HTTP status and an
             OpenAI-style error body carrying ``status_message`` (a dead endpoint).
+        position_bias: a planted order bias: the score gains this much when the string in the
+            PRED slot sorts before the one in the GOLD slot and loses it otherwise (clipped to
+            [0, 1]), so s(a, b) ≠ s(b, a) — what the swap probe must catch.
+        noise: planted sampling noise: each answer's score moves by up to ± this much, drawn
+            from a hash of the request's messages, its ``seed`` and how many times the same
+            request was seen before (deterministic whatever the order of concurrent
+            requests), so separate calls for one pair disagree — what the repeat probe must
+            catch.
+        no_logprobs: ignore ``logprobs`` in requests (a server that does not serve them).
+
+    Grade requests (the ``entity_similarity_grade`` scorer, asked with ``logprobs: true``) are
+    answered with one digit and ``logprobs.content``: a pair sharing its first character has
+    grade distribution {9: 0.6, 8: 0.3, 7: 0.1}, any other {1: 0.5, 0: 0.3, 2: 0.2}
+    (:data:`GRADE_MATCH`, :data:`GRADE_OTHER`); the text is the most likely grade.
     """
 
     latency_s: float = 0.0
@@ -120,6 +152,9 @@ class FakeServerConfig:
     contents: dict[str, str] = field(default_factory=dict)
     status_all: int | None = None
     status_message: str = "Incorrect API key provided: sk-fake-*****. You can find your key."
+    position_bias: float = 0.0
+    noise: float = 0.0
+    no_logprobs: bool = False
 
 
 @dataclass
@@ -132,6 +167,7 @@ class FakeOpenAIServer:
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.config.seed)
+        self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
         self._server: asyncio.AbstractServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -276,6 +312,7 @@ class FakeOpenAIServer:
             return 500, {"error": {"message": "internal error"}}, {}
         if kind == "timeout":
             await asyncio.sleep(self.config.timeout_sleep_s)
+        dist: dict[str, float] | None = None
         if kind == "refusal":
             message: dict[str, Any] = {"role": "assistant", "content": None,
                                        "refusal": "I can't help with that."}
@@ -285,6 +322,11 @@ class FakeOpenAIServer:
             text = next(self.config.contents[s] for s in (pred, *truths)
                         if s in self.config.contents)
             message = {"role": "assistant", "content": text}
+        elif "Grade (one digit" in user:
+            dist = GRADE_MATCH if fake_score(pred, truths[0] if truths else "") > 0.5 \
+                else GRADE_OTHER
+            grade = max(dist, key=lambda g: dist[g])
+            message = {"role": "assistant", "content": grade}
         elif "<<<ITEM 1" in user:
             scores = [{"index": i + 1, "score": fake_score(pred, t), "rationale": "fake"}
                       for i, t in enumerate(truths)]
@@ -294,8 +336,8 @@ class FakeOpenAIServer:
         else:
             t = truths[0] if truths else ""
             message = {"role": "assistant", "content": json.dumps(
-                {"score": fake_score(pred, t), "rationale": f"fake judge: {pred[:1]}/{t[:1]}"},
-                ensure_ascii=False)}
+                {"score": self._planted(pred, t, body), "rationale":
+                 f"fake judge: {pred[:1]}/{t[:1]}"}, ensure_ascii=False)}
         n = int(body.get("n", 1) or 1)
         prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
         reply: dict[str, Any] = {
@@ -306,9 +348,29 @@ class FakeOpenAIServer:
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20 * n,
                       "total_tokens": prompt_tokens + 20 * n},
         }
+        if dist is not None and body.get("logprobs") and not self.config.no_logprobs:
+            for c in reply["choices"]:
+                c["logprobs"] = {"content": grade_logprobs(dist), "refusal": None}
         if shape is not None:
             return self._malformed(shape, reply)
         return 200, reply, {}
+
+    def _planted(self, pred: str, truth: str, body: dict[str, Any]) -> float:
+        """The pairwise score with the planted position bias and noise (see the config)."""
+        import hashlib
+
+        score = fake_score(pred, truth)
+        if self.config.position_bias:
+            score += self.config.position_bias if pred < truth else -self.config.position_bias
+        if self.config.noise:
+            key = json.dumps([body.get("messages"), body.get("seed")], sort_keys=True)
+            with self._lock:
+                k = self._seen.get(key, 0)
+                self._seen[key] = k + 1
+            h = hashlib.sha256(f"{key}|{k}|{self.config.seed}".encode()).digest()
+            u = int.from_bytes(h[:8], "big") / 2 ** 64  # uniform in [0, 1)
+            score += self.config.noise * (2 * u - 1)
+        return round(min(1.0, max(0.0, score)), 4)
 
     @staticmethod
     def _malformed(shape: str, reply: dict[str, Any],

@@ -76,3 +76,27 @@ def check_max_chars(max_chars: int) -> None:
     if max_chars < 0:
         raise InputError(f"--max-chars must be >= 0 (0 = no limit), got {max_chars}",
                          field="max-chars")
+
+
+def parse_probe(values: list[str]) -> float:
+    """The swap share of ``--probe`` values: ``swap`` (a seeded 10 % sample of the judged pairs),
+    ``swap=FRACTION`` (FRACTION in (0, 1]; ``swap=1`` = every pair). Returns 0 when no probe is
+    asked for.
+
+    Raises:
+        InputError: an unknown probe or a FRACTION that is not a number in (0, 1].
+    """
+    swap = 0.0
+    for v in values:
+        name, sep, arg = v.partition("=")
+        if name.strip() != "swap":
+            raise InputError(f"--probe: unknown probe {v!r}; expected swap or swap=FRACTION "
+                             "(repeats: --repeats N)", field="probe")
+        try:
+            swap = float(arg) if sep else 0.1
+        except ValueError:
+            swap = math.nan
+        if not 0.0 < swap <= 1.0:
+            raise InputError(f"--probe swap=FRACTION takes a share in (0, 1], got {arg!r}",
+                             field="probe")
+    return swap

@@ -30,6 +30,14 @@ def eval_command(
         help="Several judges: panel vote: mean, median, majority (at τ), min or max.")] = "mean",
     quorum: Annotated[int, typer.Option(
         help="Panel: members that must answer ok for a pair to be decided.")] = 1,
+    probe: Annotated[list[str] | None, typer.Option(
+        help="Judge probe: swap (re-judge a seeded 10 % of the pairs with pred and truth "
+             "exchanged) or swap=FRACTION (swap=1: all); flip rate at τ and |Δ| in "
+             "summary.json, asymmetric pairs in report.html.")] = None,
+    repeats: Annotated[int, typer.Option(
+        help="Judge every pair N times with separate calls (an LLM judge; sample index in the "
+             "cache key), voted by --vote; per-pair SD and flip rate at τ in summary.json, "
+             "unstable pairs in report.html.")] = 1,
     tau: Annotated[float, typer.Option(
         help="Match threshold τ in [0, 1]; a pair matches when its score is strictly greater.")
     ] = 0.7,
@@ -92,7 +100,8 @@ def eval_command(
         id_fields=[f for spec in (id_field or []) for f in spec.split(",") if f], gold=gold,
         max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
         functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
-        cache_mode=cache_mode, judge_flags=dict(judge_flags or {}),
+        cache_mode=cache_mode, judge_flags=dict(judge_flags or {}), probes=list(probe or []),
+        repeats=repeats,
         command=["simjudge", *sys.argv[1:]])
     try:
         check_cache_mode(cache_mode)

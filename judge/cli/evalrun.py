@@ -42,6 +42,8 @@ class EvalRequest:
     cache_dir: Path | None = None
     cache_mode: str = "read-write"
     judge_flags: dict[str, Any] = field(default_factory=dict)
+    probes: list[str] = field(default_factory=list)
+    repeats: int = 1
     command: list[str] = field(default_factory=list)
 
 
@@ -66,6 +68,8 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
                                 ), tau, None
     if task.judge_option != "--judge":
         return None, tau, None
+    from judge.probes.repeat import repeated
+
     judges = build_judges(r.judges, r.judges_file, options)
     try:
         judge = judges[0] if len(judges) == 1 else Panel(judges, r.vote, r.quorum, tau)
@@ -75,7 +79,7 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
         tau, calibration = tau_from_calibration(r.tau_from, judge.id)
         if isinstance(judge, Panel):
             judge.tau = tau
-    return judge, tau, calibration
+    return repeated(judge, r.repeats, r.vote, r.quorum, tau), tau, calibration
 
 
 def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[int], None]]
@@ -89,7 +93,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
             :class:`judge.runs.atomic.RunWriteError`).
     """
     from judge.cache import JudgeCache
-    from judge.cli.checks import check_judge_use, check_min, check_unit
+    from judge.cli.checks import check_judge_use, check_min, check_unit, parse_probe
     from judge.cli.options import judge_options
     from judge.evaluate import run_evaluation
     from judge.io import file_sha256
@@ -105,8 +109,16 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     check_min("quorum", r.quorum, 1)
     check_min("bootstrap", r.bootstrap, 0, " (0 = no CIs)")
     check_unit("arg-tau", r.arg_tau)
+    swap = parse_probe(r.probes)
+    check_min("repeats", r.repeats, 1)
     options = judge_options(**r.judge_flags)
     judge, tau, calibration = _judge(r, task, options)  # built, so checked, before any data
+    if r.repeats > 1 and judge is None:
+        raise InputError(f"--repeats needs a judge, and --task {task.name} uses none here",
+                         field="repeats")
+    from judge.evaluate import check_probes
+
+    check_probes(task, judge, swap)
     items = task.load(Source(r.data, r.gold, r.pred_field, r.truth_field, tuple(r.id_fields),
                              tuple(r.where), r.fc_format, r.functions, r.max_chars))
     run_dir = r.out_dir or default_run_dir(task.name)  # runs/<UTC time>-<task>-<pid>
@@ -126,7 +138,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     try:
         record = run_evaluation(items, task, judge, params, cache=cache, config_extra=extra,
                                 progress_factory=progress_factory, bootstrap=r.bootstrap,
-                                seed=r.seed)
+                                seed=r.seed, swap=swap)
     finally:
         cache.close()
     record.path = write_run(record, run_dir, r.overwrite)

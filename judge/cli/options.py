@@ -28,6 +28,11 @@ ScorerOpt = Annotated[str, typer.Option(
     "--scorer", help="Prompt scorer: entity_similarity@v1 (one call per pair) or "
     "entity_similarity_batch@v1 (one call per string of the smaller side, up to --max-batch "
     "items).")]
+ScoreMode = Annotated[str, typer.Option(
+    "--score-mode", help="verbal: the score the judge writes; logprob: openai: judges answer one "
+    "grade digit 0-9 (entity_similarity_grade@v1) and the score is the expectation of the "
+    "grade distribution from the token logprobs / 9 (a reply without logprobs falls back to "
+    "the sampled grade, counted in the summary).")]
 Concurrency = Annotated[int, typer.Option(help="Judge calls in flight.")]
 MaxBatch = Annotated[int, typer.Option(help="Most items per request with the batch scorer.")]
 Rpm = Annotated[int | None, typer.Option(help="Requests per minute limit.")]
@@ -62,7 +67,8 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                   max_batch: int, rpm: int | None, tpm: int | None, temperature: float,
                   decoding_seed: int | None, max_tokens: int | None, samples: int,
                   timeout: float, max_retries: int, stop_after: int, threads: int | None,
-                  prices: Path | None, http: str, structured_method: str | None) -> Any:
+                  prices: Path | None, http: str, structured_method: str | None,
+                  score_mode: str = "verbal") -> Any:
     """The :class:`judge.judges.options.JudgeOptions` of the command-line judge flags (each checked;
     the first bad one raises :class:`InputError` naming its flag)."""
     from judge.judges.options import JudgeOptions
@@ -78,7 +84,7 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                         params=params, concurrency=concurrency, max_batch=max_batch, rpm=rpm,
                         tpm=tpm, timeout_s=timeout, max_retries=max_retries,
                         prices=load_prices(prices), method=structured_method, http=http,
-                        stop_after=stop_after, threads=threads)
+                        stop_after=stop_after, threads=threads, score_mode=score_mode)
 
 
 def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> list[Any]:
@@ -106,7 +112,8 @@ def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> li
 
 JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {
     "base_url": (BaseUrl, None), "api_key_env": (ApiKeyEnv, "OPENAI_API_KEY"),
-    "scorer": (ScorerOpt, "entity_similarity@v1"), "concurrency": (Concurrency, 16),
+    "scorer": (ScorerOpt, "entity_similarity@v1"), "score_mode": (ScoreMode, "verbal"),
+    "concurrency": (Concurrency, 16),
     "max_batch": (MaxBatch, 20), "rpm": (Rpm, None), "tpm": (Tpm, None),
     "temperature": (Temperature, 0.0), "decoding_seed": (DecodingSeed, None),
     "max_tokens": (MaxTokens, None), "samples": (Samples, 1), "timeout": (Timeout, 60.0),

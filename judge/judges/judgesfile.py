@@ -85,6 +85,7 @@ class JudgeEntry(BaseModel):
     http: str | None = None
     stop_after: int | None = None
     threads: int | None = None
+    score_mode: str | None = None
 
 
 class _Locator:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import copy
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -39,6 +41,7 @@ from judge.judges.failures import (
     TransportError,
     early_stop_of,
 )
+from judge.judges.grades import grade_answer
 from judge.judges.jsonreply import ParseError
 from judge.judges.scorer import Scorer
 from judge.prices import Price
@@ -61,6 +64,8 @@ class CallResult:
         mode: the output mode finally used (``json_schema``, ``json_object``, ``text``,
             ``tool``).
         finish_reason: the first choice's finish reason.
+        logprobs: each choice's ``logprobs.content`` list (token log-probabilities), or None
+            where the server sent none; None when it sent none at all.
     """
 
     texts: list[str]
@@ -69,6 +74,11 @@ class CallResult:
     refusal: str | None = None
     mode: str = "text"
     finish_reason: str | None = None
+    logprobs: list[Any] | None = None
+
+
+Answer = tuple[float, str, "dict[str, float] | None"]
+"""One item's parsed answer: ``(score in [0, 1], rationale, grade distribution or None)``."""
 
 
 @dataclass
@@ -104,6 +114,8 @@ class LLMJudgeConfig:
         price: USD per 1M tokens for this model, or None (unpriced: cost 0).
         stop_after: consecutive calls failing with the same fatal cause after which the judge
             stops (0 = never; :mod:`judge.judges.failures`).
+        sample: the sample index of this judge's calls (part of every cache key): 0 normally;
+            ``--repeats N`` judges each pair with samples 0..N-1 (:func:`LLMJudge.sample_of`).
     """
 
     model: str
@@ -116,6 +128,7 @@ class LLMJudgeConfig:
     tpm: int | None = None
     price: Price | None = None
     stop_after: int = DEFAULT_STOP_AFTER
+    sample: int = 0
 
 
 class LLMJudge(Judge, abc.ABC):
@@ -141,6 +154,31 @@ class LLMJudge(Judge, abc.ABC):
         return {"backend": self.backend, "base_url": self.config.base_url,
                 "model": self.config.model, "params": self.config.params}
 
+    def sample_of(self, k: int) -> LLMJudge:
+        """The same judge drawing sample ``k`` (>= 0): its id gets ``#k`` (k > 0), its cache
+        keys the sample index ``k``, and a decoding ``seed`` in its parameters becomes
+        ``seed + k`` so a seeded server draws a different sample. Sample 0 is this judge.
+
+        Raises:
+            ValueError: ``k`` < 0.
+        """
+        if k < 0:
+            raise ValueError(f"sample: expected an index >= 0, got {k}")
+        if k == self.config.sample:
+            return self
+        clone = copy.copy(self)
+        params = dict(self.config.params)
+        if isinstance(params.get("seed"), int):
+            params["seed"] = params["seed"] - self.config.sample + k
+        clone.config = dataclasses.replace(self.config, sample=k, params=params)
+        base = self.id.rsplit("#", 1)[0] if self.config.sample else self.id
+        clone.id = base if k == 0 else f"{base}#{k}"
+        clone.limiter = self.limiter
+        clone._semaphore = None
+        if hasattr(clone, "_client"):
+            clone._client = None  # one HTTP client per judge object and event loop
+        return clone
+
     # ---------------------------------------------------------------- helpers
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (never a credential)."""
@@ -148,7 +186,7 @@ class LLMJudge(Judge, abc.ABC):
         return {"id": self.id, **self.identity(), "scorer": c.scorer.id,
                 "template_sha256": c.scorer.template_sha256,
                 "schema_version": c.scorer.schema_version, "concurrency": c.concurrency,
-                "rpm": c.rpm, "tpm": c.tpm,
+                "rpm": c.rpm, "tpm": c.tpm, **({"sample": c.sample} if c.sample else {}),
                 "price_usd_per_1m": None if c.price is None else
                 {"input": c.price.input, "output": c.price.output, "as_of": c.price.as_of}}
 
@@ -158,7 +196,7 @@ class LLMJudge(Judge, abc.ABC):
         distinct strings (IFPUG: 8 gold names against 167 predicted ones), so a batch run
         needs as few requests as the data allows."""
         scorer = self.config.scorer
-        if scorer.mode == "pairwise":
+        if scorer.mode != "batch":
             reqs = [Request(p, [t], scorer.render(pred=p, truth=t, context=context))
                     for p, t in pairs]
         else:
@@ -180,7 +218,7 @@ class LLMJudge(Judge, abc.ABC):
             r.key = cache_key(**self.identity(), scorer=scorer.id,
                               template_sha256=scorer.template_sha256,
                               schema_version=scorer.schema_version, messages=r.messages,
-                              sample=0)
+                              sample=self.config.sample)
         return reqs
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
@@ -191,23 +229,34 @@ class LLMJudge(Judge, abc.ABC):
 
     def _verdict(self, req: Request, item: str, outcome: Outcome, *, score: float | None = None,
                  rationale: str = "", raw: str = "", latency: float = 0.0, tokens: tuple[int, int]
-                 = (0, 0), cached: bool = False, mode: str = "", cost: float = 0.0) -> Verdict:
+                 = (0, 0), cached: bool = False, mode: str = "", cost: float = 0.0,
+                 distribution: dict[str, float] | None = None) -> Verdict:
         share = len(req.items)
         pred, truth = req.pair(item)
         return Verdict(pred=pred, truth=truth, score=score, rationale=rationale,
+                       distribution=distribution,
                        outcome=outcome, raw=raw, judge_id=self.id, scorer=self.config.scorer.id,
                        template_sha256=self.config.scorer.template_sha256, cache_key=req.key,
                        latency_s=latency, tokens_in=tokens[0] // share,
                        tokens_out=tokens[1] // share, cached=cached, output_mode=mode,
                        cost_usd=cost / share)
 
-    def parse(self, req: Request, texts: list[str]) -> dict[str, tuple[float, str] | str]:
-        """Map each item of ``req`` to ``(score, rationale)`` or a parse-error message.
+    def parse(self, req: Request, texts: list[str],
+              logprobs: list[Any] | None = None) -> dict[str, Answer | str]:
+        """Map each item of ``req`` to an :data:`Answer` or a parse-error message.
 
         With several choices (``n`` > 1) an item's score is the mean over the choices that
         answered it validly. With a batch scorer each item is judged on its own entry: one bad
-        entry (``"score": true``) is that item's parse error, not its neighbours'.
+        entry (``"score": true``) is that item's parse error, not its neighbours'. With a grade
+        scorer the answer is read with the choices' token ``logprobs``
+        (:func:`judge.judges.grades.grade_answer`).
         """
+        if self.config.scorer.mode == "grade":
+            try:
+                g = grade_answer(texts, logprobs, bool(self.config.params.get("logprobs")))
+            except ParseError as exc:
+                return {req.items[0]: str(exc)}
+            return {req.items[0]: (g.score, g.rationale, g.distribution)}
         per_item: dict[str, list[tuple[float, str]]] = {t: [] for t in req.items}
         item_errors: dict[str, str] = {}
         errors: list[str] = []
@@ -227,10 +276,10 @@ class LLMJudge(Judge, abc.ABC):
                                                    str(out.rationale)))  # type: ignore[attr-defined]
             except ParseError as exc:
                 errors.append(str(exc))
-        result: dict[str, tuple[float, str] | str] = {}
+        result: dict[str, Answer | str] = {}
         for t, answers in per_item.items():
             if answers:
-                result[t] = (sum(a[0] for a in answers) / len(answers), answers[0][1])
+                result[t] = (sum(a[0] for a in answers) / len(answers), answers[0][1], None)
             else:
                 result[t] = item_errors.get(t) or (
                     errors[0] if errors else "the answer has no score for this item")
@@ -276,13 +325,14 @@ class LLMJudge(Judge, abc.ABC):
         texts = hit.get("texts") if isinstance(hit, dict) else None
         if not (isinstance(texts, list) and texts and all(isinstance(x, str) for x in texts)):
             return None
-        parsed = self.parse(req, list(texts))
+        lp = hit.get("logprobs")
+        parsed = self.parse(req, list(texts), lp if isinstance(lp, list) else None)
         if ctx.cache.mode != "cache-only" and not all(isinstance(a, tuple)
                                                       for a in parsed.values()):
             return None
         mode = str(hit.get("mode", ""))
         return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=_raw(texts),
-                              cached=True, mode=mode)
+                              cached=True, mode=mode, distribution=a[2])
                 if isinstance(a, tuple) else
                 self._verdict(req, t, "parse_error", rationale=a, raw=_raw(texts),
                               cached=True, mode=mode)
@@ -332,14 +382,15 @@ class LLMJudge(Judge, abc.ABC):
             return [self._verdict(req, t, "refused", rationale=res.refusal, raw=raw,
                                   latency=latency, tokens=tokens, mode=res.mode, cost=cost)
                     for t in req.items]
-        parsed = self.parse(req, res.texts)
+        parsed = self.parse(req, res.texts, res.logprobs)
         if all(isinstance(a, tuple) for a in parsed.values()):
-            ctx.cache.set(req.key, {"texts": res.texts, "tokens_in": res.tokens_in,
+            ctx.cache.set(req.key, {"texts": res.texts, "logprobs": res.logprobs,
+                                    "tokens_in": res.tokens_in,
                                     "tokens_out": res.tokens_out, "mode": res.mode,
                                     "finish_reason": res.finish_reason,
                                     "model": self.config.model, "messages": req.messages})
         return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=raw, latency=latency,
-                              tokens=tokens, mode=res.mode, cost=cost)
+                              tokens=tokens, mode=res.mode, cost=cost, distribution=a[2])
                 if isinstance(a, tuple) else
                 self._verdict(req, t, "parse_error", rationale=a, raw=raw, latency=latency,
                               tokens=tokens, mode=res.mode, cost=cost)

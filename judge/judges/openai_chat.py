@@ -88,7 +88,8 @@ class OpenAIJudge(LLMJudge):
         if config.base_url is None and not os.environ.get(api_key_env):
             raise InputError(f"{api_key_env} is not set (needed for the OpenAI API)",
                              field="judge")
-        self._mode_index = 0
+        # a grade scorer's answer is one digit read with its logprobs: no JSON format
+        self._mode_index = MODES.index("text") if config.scorer.mode == "grade" else 0
         self._client: Any = None
         # built once: pydantic's schema generation costs ~1 ms a call
         self._formats: dict[str, dict[str, Any]] = {

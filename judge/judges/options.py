@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 from judge.errors import InputError
 from judge.prices import Price
 
-__all__ = ["METHODS", "OPTION_FLAGS", "JudgeOptions", "is_credential_name", "validate_options"]
+__all__ = ["METHODS", "OPTION_FLAGS", "SCORE_MODES", "JudgeOptions", "is_credential_name",
+           "validate_options"]
 
 
 @dataclass
@@ -45,6 +46,9 @@ class JudgeOptions:
         threads: BLAS threads of the ``local`` judge's encoder (>= 1; None = automatic: 2 on
             an idle machine, 1 when the other cores are busy — measured, see
             :func:`judge.judges.local.auto_threads`).
+        score_mode: ``verbal`` (the score the model writes) or ``logprob`` (the grade scorer
+            ``entity_similarity_grade@v1`` with token log-probabilities: score = E[grade] / 9;
+            ``openai:`` judges; :mod:`judge.judges.grades`).
     """
 
     base_url: str | None = None
@@ -63,6 +67,7 @@ class JudgeOptions:
     http: str = "auto"
     stop_after: int = 8
     threads: int | None = None
+    score_mode: str = "verbal"
 
     def __post_init__(self) -> None:
         """Check every setting (types and ranges) before any judge is built or called.
@@ -75,6 +80,8 @@ class JudgeOptions:
         validate_options(self)
 
 
+SCORE_MODES = ("verbal", "logprob")
+"""Values of ``score_mode``."""
 METHODS = ("json_schema", "function_calling", "json_mode")
 """LangChain ``with_structured_output`` methods accepted by ``method``."""
 
@@ -84,7 +91,7 @@ OPTION_FLAGS = {"concurrency": "--concurrency", "max_batch": "--max-batch", "rpm
                 "method": "--structured-method", "http": "--http", "params.n": "--samples",
                 "params.temperature": "--temperature", "params.max_tokens": "--max-tokens",
                 "params.seed": "--decoding-seed", "stop_after": "--stop-after",
-                "threads": "--threads"}
+                "threads": "--threads", "score_mode": "--score-mode"}
 """Command-line flag of each :class:`JudgeOptions` setting (named in error messages)."""
 _CREDENTIAL_NAME = re.compile(
     r"(^|_)(api_?key|key|token|access_?token|auth_?token|secret|client_?secret|password|passwd"
@@ -142,7 +149,8 @@ def validate_options(o: JudgeOptions) -> None:
     ``base_url`` None or an ``http(s)://HOST…`` URL; ``api_key_env`` a variable NAME
     (``[A-Za-z_][A-Za-z0-9_]*``) that does not look like a key; ``scorer`` a string;
     ``params`` a table with string keys, no credential-named key or key-shaped value at any
-    depth, ``n`` and ``max_tokens`` integers >= 1, ``temperature`` a number >= 0, ``top_p`` in
+    depth, ``score_mode`` one of :data:`SCORE_MODES`, ``n`` and ``max_tokens`` integers
+    >= 1, ``temperature`` a number >= 0, ``top_p`` in
     (0, 1], ``seed`` an integer; ``method`` None or one of :data:`METHODS`; ``judge_id`` None or
     a non-empty string; ``http`` one of ``auto``, ``aiohttp``, ``httpx``.
 
@@ -200,6 +208,9 @@ def validate_options(o: JudgeOptions) -> None:
         raise _bad("judge_id", f"must be a non-empty string, got {o.judge_id!r}")
     if o.http not in ("auto", "aiohttp", "httpx"):
         raise _bad("http", f"must be auto, aiohttp or httpx, got {o.http!r}")
+    if o.score_mode not in SCORE_MODES:
+        raise _bad("score_mode", f"must be one of {', '.join(SCORE_MODES)}, got "
+                                 f"{o.score_mode!r}")
     if not _is_int(o.stop_after) or o.stop_after < 0:
         raise _bad("stop_after", f"must be an integer >= 0 (0 = never stop), "
                                  f"got {o.stop_after!r}")

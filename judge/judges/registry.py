@@ -125,14 +125,45 @@ def _llm_config(model: str, o: JudgeOptions) -> Any:
     from judge.judges.llm import LLMJudgeConfig
     from judge.judges.scorer import load_scorer
 
+    scorer_id, params = o.scorer, dict(o.params)
+    if o.score_mode == "logprob":
+        scorer_id, params = logprob_request(o.scorer, params)
     try:
-        scorer = load_scorer(o.scorer)
+        scorer = load_scorer(scorer_id)
     except ValueError as exc:
         raise InputError(str(exc), field="scorer") from None
-    return LLMJudgeConfig(model=model, scorer=scorer, params=dict(o.params),
+    return LLMJudgeConfig(model=model, scorer=scorer, params=params,
                           base_url=o.base_url, concurrency=o.concurrency,
                           max_batch=o.max_batch, rpm=o.rpm, tpm=o.tpm,
                           price=o.prices.get(model), stop_after=o.stop_after)
+
+
+TOP_LOGPROBS = 10
+"""Alternatives asked for at each token with ``--score-mode logprob`` (OpenAI allows 0..20):
+enough to hold every grade with non-negligible probability."""
+
+
+def logprob_request(scorer: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The scorer and decoding parameters of ``--score-mode logprob``: the grade scorer
+    ``entity_similarity_grade@v1`` (in place of the default ``entity_similarity@v1``) with
+    ``logprobs: true``, ``top_logprobs`` :data:`TOP_LOGPROBS` and, unless given, ``max_tokens``
+    8 (the answer is one digit). The parameters are part of every cache key.
+
+    Raises:
+        InputError: (field ``score_mode``) a scorer other than the similarity ones, whose
+            answers are not a single grade.
+    """
+    from judge.judges.scorer import SCORERS
+
+    if scorer == "entity_similarity@v1":
+        scorer = "entity_similarity_grade@v1"
+    entry = SCORERS.get(scorer)
+    if entry is None or entry.mode != "grade":
+        grade = ", ".join(k for k, e in SCORERS.items() if e.mode == "grade")
+        raise InputError(f"--score-mode logprob reads the probabilities of a single grade token: "
+                         f"it needs a grade scorer ({grade}), not --scorer {scorer}",
+                         field="score_mode")
+    return scorer, {"max_tokens": 8, **params, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
 
 
 def _openai(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
@@ -145,6 +176,10 @@ def _openai(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
 def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
     from judge.judges.langchain_chat import LangChainJudge
 
+    if o.score_mode != "verbal":
+        raise InputError("--score-mode logprob is served by openai: judges (OpenAI-compatible "
+                         "servers return token logprobs); langchain: judges score verbally",
+                         field="score_mode")
     model = arg.split(":", 1)[1]
     return LangChainJudge(judge_id, arg, _llm_config(model, o), method=o.method,
                           max_retries=o.max_retries, timeout_s=o.timeout_s)
@@ -158,7 +193,8 @@ def _openai_embedding(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
                                 max_retries=o.max_retries, stop_after=o.stop_after)
 
 
-_PROMPT_OPTIONS = ("scorer", "params", "concurrency", "max_batch", "rpm", "tpm", "timeout_s",
+_PROMPT_OPTIONS = ("scorer", "score_mode", "params", "concurrency", "max_batch", "rpm", "tpm",
+                   "timeout_s",
                    "max_retries", "prices", "stop_after", "judge_id")
 
 REGISTRY: dict[str, Backend] = {b.name: b for b in (

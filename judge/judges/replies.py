@@ -58,6 +58,7 @@ class ChatChoice(BaseModel):
 
     message: ChatMessage | None = None
     finish_reason: Any = None
+    logprobs: Any = None
 
 
 class ChatCompletionReply(BaseModel):
@@ -164,9 +165,14 @@ def chat_result(response: Any, mode: str) -> CallResult:
             refusal = "the provider's content filter stopped the answer"
     usage = reply.usage or Usage()
     finish = reply.choices[0].finish_reason
+    # token log-probabilities (asked for by --score-mode logprob): each choice's
+    # logprobs.content list, read leniently by judge.judges.grades (None where absent)
+    logprobs = [c.logprobs.get("content") if isinstance(c.logprobs, dict)
+                and isinstance(c.logprobs.get("content"), list) else None for c in reply.choices]
     return CallResult(texts=texts, tokens_in=usage.prompt_tokens or 0,
                       tokens_out=usage.completion_tokens or 0, refusal=refusal, mode=mode,
-                      finish_reason=finish if isinstance(finish, str) else None)
+                      finish_reason=finish if isinstance(finish, str) else None,
+                      logprobs=logprobs if any(x is not None for x in logprobs) else None)
 
 
 def embeddings_result(response: Any, n_inputs: int) -> tuple[list[np.ndarray], int]:

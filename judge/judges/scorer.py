@@ -70,9 +70,17 @@ class BatchOutput(BaseModel):
     scores: list[BatchItem]
 
 
-Mode = Literal["pairwise", "batch"]
-"""How a scorer's requests are formed: ``pairwise`` = one (pred, truth) pair per request;
-``batch`` = one anchor string against up to ``max_batch`` strings of the other side."""
+class GradeOutput(BaseModel):
+    """Output of ``entity_similarity_grade``: one grade digit 0..9 (score = grade / 9)."""
+
+    grade: Annotated[int, Strict(), Field(ge=0, le=9)]
+
+
+Mode = Literal["pairwise", "batch", "grade"]
+"""How a scorer's requests are formed and read: ``pairwise`` = one (pred, truth) pair per
+request, a JSON answer; ``batch`` = one anchor string against up to ``max_batch`` strings of the
+other side; ``grade`` = one pair per request answered by a single grade digit, read with its
+token log-probabilities (:mod:`judge.judges.grades`)."""
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,11 @@ SCORERS: dict[str, ScorerEntry] = {
                                               "batch"),
     "argument_equivalence@v1": ScorerEntry("argument_equivalence/v1.jinja", SimilarityOutput,
                                            "pairwise"),
+    "entity_similarity_grade@v1": ScorerEntry("entity_similarity_grade/v1.jinja", GradeOutput,
+                                              "grade"),
 }
 """Every released scorer, by id. Template variables: ``pred``, ``truth``, ``context``
-(pairwise); ``anchor``, ``anchor_role``, ``items``, ``items_role``, ``context`` (batch)."""
+(pairwise, grade); ``anchor``, ``anchor_role``, ``items``, ``items_role``, ``context`` (batch)."""
 
 
 _OPEN_WEIGHT = {"<": 1, "\ufe64": 1, "\uff1c": 1, "\u2039": 1, "\u276e": 1, "\u2329": 1,

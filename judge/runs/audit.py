@@ -9,7 +9,9 @@ selection item, one per entity type for spans).
 
 Queues, computed over every heatmap: pairs within ``near`` of τ, pairs on which a panel's
 members disagree (scores on both sides of τ), judge failures (parse/transport errors,
-refusals), unmatched predictions and unmatched gold strings. Judges' rationales and raw outputs
+refusals), asymmetric pairs (the swap probe scored them differently the other way round; largest
+|Δ| first), unstable pairs (the repeat probe's samples differ; largest SD first), unmatched
+predictions and unmatched gold strings. Judges' rationales and raw outputs
 pass through :mod:`judge.redact`, so an API key echoed in an error never shows.
 """
 
@@ -19,6 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from judge.probes.text import probe_lines
 from judge.redact import Redactor
 from judge.runs.record import RunRecord, VerdictRow
 from judge.tasks.base import HeatmapView
@@ -30,8 +33,11 @@ _CONTENT_KEYS = frozenset((
     "id", "source", "query", "pred", "truth", "correct", "error_type", "error", "matching",
     "gold_calls", "pred_calls", "category", "ranked", "qrels"))
 _VERDICT_KEYS = ("judge_id", "score", "outcome", "rationale", "scorer", "latency_s", "tokens_in",
-                 "tokens_out", "cache_key", "cached", "output_mode", "member_of")
-_QUEUES = ("near", "disagree", "failures", "unmatched_pred", "unmatched_truth")
+                 "tokens_out", "cache_key", "cached", "output_mode", "member_of", "distribution")
+_QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable", "unmatched_pred",
+           "unmatched_truth")
+_PROBE_FILES = {"swap": "swap_probe.jsonl", "repeat": "repeat_probe.jsonl"}
+"""The probe rows of a run (:mod:`judge.probes`), by probe."""
 _VERDICT_DEFAULTS = {k: f.get_default() for k, f in VerdictRow.model_fields.items()
                      if not f.is_required()}
 """Values of the verdict fields a row leaves unset (rows keep only the fields that were set)."""
@@ -81,6 +87,7 @@ def _header(record: RunRecord, uses_tau: bool) -> dict[str, Any]:
         "judge_calls": summ.judge_calls, "cache_hits": summ.cache_hits,
         "tokens": summ.tokens_in + summ.tokens_out, "cost_usd": summ.cost_usd,
         "outcomes": summ.outcomes, "panel": summ.get("panel"),
+        "probe_lines": probe_lines(summ.to_row()),
     }
 
 
@@ -100,11 +107,32 @@ def cell_verdicts(verdicts: Mapping[str, list[dict[str, Any]]], item_id: str | N
         _pair_key((None, pred, truth))) or []
 
 
+def _probe_rows(record: RunRecord) -> dict[Pair, dict[str, Any]]:
+    """Each probed pair's probe rows: ``{(item id, pred, truth): {"swap": row, "repeat": row}}``
+    (the rows of ``swap_probe.jsonl`` / ``repeat_probe.jsonl``)."""
+    out: dict[Pair, dict[str, Any]] = {}
+    for probe, name in _PROBE_FILES.items():
+        for r in record.extra.get(name, []):
+            out.setdefault((r.get("item_id"), r["pred"], r["truth"]), {})[probe] = r
+    return out
+
+
+def _probe_weight(rows: Mapping[str, Any], probe: str) -> float:
+    """How strongly a probed pair belongs in the asymmetric (|Δ|) or unstable (SD) queue; 0 =
+    not at all."""
+    row = rows.get(probe) or {}
+    value = row.get("delta") if probe == "swap" else row.get("sd")
+    return abs(float(value)) if value is not None and _number(value) else 0.0
+
+
 def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[str, Any],
                    item_id: str, verdicts: Mapping[Pair, list[dict[str, Any]]],
-                   tau: float | None, near: float) -> None:
+                   tau: float | None, near: float,
+                   probes: Mapping[Pair, dict[str, Any]] | None = None,
+                   weights: dict[str, list[float]] | None = None) -> None:
     """Add one heatmap's cells to the queues (entries ``[item, heatmap, i, j]`` or, for the
-    unmatched ones, ``[item, heatmap, i]``)."""
+    unmatched ones, ``[item, heatmap, i]``); probed cells go to the ``asymmetric`` and
+    ``unstable`` queues with their weight in ``weights`` (for sorting)."""
     exact = {tuple(e) for e in hm["exact"]}
     for i, p in enumerate(hm["pred"]):
         for j, t in enumerate(hm["truth"]):
@@ -117,6 +145,13 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
                 queues["disagree"].append([n, h, i, j])
             if any(x["outcome"] != "ok" for x in vs):
                 queues["failures"].append([n, h, i, j])
+            pr = (probes.get((item_id, p, t)) or probes.get((None, p, t))) if probes else None
+            if pr and weights is not None:
+                for queue, probe in (("asymmetric", "swap"), ("unstable", "repeat")):
+                    w = _probe_weight(pr, probe)
+                    if w > 0:
+                        queues[queue].append([n, h, i, j])
+                        weights[queue].append(w)
     used_p = {i for i, _ in hm["exact"] + hm["matched"]}
     used_t = {j for _, j in hm["exact"] + hm["matched"]}
     queues["unmatched_pred"] += [[n, h, i] for i in range(len(hm["pred"])) if i not in used_p]
@@ -135,8 +170,8 @@ def report_data(record: RunRecord, near: float = 0.1,
     Returns:
         ``{"header", "pairs" (whether any item has a heatmap), "items": [{"id", "source",
         "query", "content", "metrics", "heatmaps": [{"label", "pred", "truth", "scores",
-        "exact", "matched"}]}], "verdicts": {pair key: [verdict…]}, "queues", "near",
-        "item_int_metrics"}``.
+        "exact", "matched"}]}], "verdicts": {pair key: [verdict…]}, "queues", "probes": {pair
+        key: {"swap": row, "repeat": row}}, "near", "item_int_metrics"}``.
 
     Raises:
         ValueError: ``near`` outside [0, 1].
@@ -158,6 +193,8 @@ def report_data(record: RunRecord, near: float = 0.1,
         verdicts.setdefault((v.get("item_id"), v["pred"], v["truth"]), []).append(entry)
     items: list[dict[str, Any]] = []
     queues: dict[str, list[list[int]]] = {q: [] for q in _QUEUES}
+    probes = _probe_rows(record)
+    weights: dict[str, list[float]] = {"asymmetric": [], "unstable": []}
     for n, item in enumerate(record.items):
         row = item.to_row()
         heatmaps = [_heatmap(hm) for hm in task.matrices(row)]
@@ -166,13 +203,16 @@ def report_data(record: RunRecord, near: float = 0.1,
                       "metrics": {k: v for k, v in row.items()
                                   if k not in _CONTENT_KEYS and _number(v)}})
         for h, hm in enumerate(heatmaps):
-            _queue_heatmap(queues, n, h, hm, row["id"], verdicts, tau, near)
+            _queue_heatmap(queues, n, h, hm, row["id"], verdicts, tau, near, probes, weights)
+    for queue, ws in weights.items():  # largest |Δ| / SD first (a stable sort keeps ties)
+        order = sorted(range(len(ws)), key=lambda k: -ws[k])
+        queues[queue] = [queues[queue][k] for k in order]
     # per-item counts (retrieved, relevant, n_pred…) are shown as integers in the page
     int_keys = sorted({k for it in items for k, v in it["metrics"].items()
                        if isinstance(v, int) and not isinstance(v, bool)})
     return {"header": header, "pairs": any(it["heatmaps"] for it in items), "items": items,
             "verdicts": {_pair_key(k): vs for k, vs in verdicts.items()}, "queues": queues,
-            "near": near,
+            "probes": {_pair_key(k): v for k, v in probes.items()}, "near": near,
             "item_int_metrics": int_keys}
 
 

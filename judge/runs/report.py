@@ -75,7 +75,8 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
 def render_jsonl(record: RunRecord, near: float = 0.1) -> str:
     """JSON lines: for an item with heatmaps one line per cell (``id``, ``label`` for a labelled
     heatmap, ``pred``, ``truth``, ``score``, ``exact``, ``matched``, ``flags`` — the queues it
-    is in — and every judge's ``verdicts``); for any other item one line with its id, source,
+    is in: near, disagree, failures, asymmetric, unstable — and every judge's ``verdicts``);
+    for any other item one line with its id, source,
     task, query, view content and metrics.
 
     Raises:
@@ -83,7 +84,7 @@ def render_jsonl(record: RunRecord, near: float = 0.1) -> str:
     """
     data = report_data(record, near)
     flags: dict[tuple[int, ...], set[str]] = {}
-    for q in ("near", "disagree", "failures"):
+    for q in ("near", "disagree", "failures", "asymmetric", "unstable"):
         for e in data["queues"][q]:
             flags.setdefault(tuple(e), set()).add(q)
     lines = []
@@ -142,7 +143,8 @@ def render_markdown(record: RunRecord, near: float = 0.1) -> str:
                                          j["template_sha256"] else "") + ")"
                                       for j in h["judges"]) or "none"),
            f"- judge calls {h['judge_calls']}, cache hits {h['cache_hits']}, tokens "
-           f"{h['tokens']}, USD {h['cost_usd'] or 0:.4f}", "", "## Metrics", "",
+           f"{h['tokens']}, USD {h['cost_usd'] or 0:.4f}",
+           *[f"- {line}" for line in h.get("probe_lines") or []], "", "## Metrics", "",
            "| metric | value | 95% CI |", "|---|---|---|"]
     for k, v in h["metrics"].items():
         if isinstance(v, (dict, list)):
@@ -163,7 +165,11 @@ def render_markdown(record: RunRecord, near: float = 0.1) -> str:
 
     if data["pairs"]:
         for q, title in (("near", f"Near τ (±{data['near']})"), ("disagree", "Judges disagree"),
-                         ("failures", "Judge failures")):
+                         ("failures", "Judge failures"),
+                         ("asymmetric", "Asymmetric pairs (swap probe, largest |Δ| first)"),
+                         ("unstable", "Unstable pairs (repeat probe, largest SD first)")):
+            if q in ("asymmetric", "unstable") and not data["queues"][q]:
+                continue  # the probe did not run, or found nothing
             out += ["", f"## {title} ({len(data['queues'][q])})", ""]
             out += [f"- {cell(*x)}" for x in data["queues"][q]]
     out += ["", "## Items", ""]

@@ -162,6 +162,8 @@ class Task(abc.ABC):
         uses_tau: whether τ (``--tau``/``--tau-from``) applies (and ``rescore`` at another τ).
         needs_judge: whether the judge is required or optional.
         no_judge_reason: why a task without ``--judge`` refuses it (shown in the error).
+        probe_reason: why the judge probes (``--probe swap``) cannot run on this task's
+            verdicts, or None when they can (:mod:`judge.probes`).
     """
 
     name: ClassVar[str]
@@ -173,6 +175,7 @@ class Task(abc.ABC):
     needs_judge: ClassVar[bool] = False
     """Whether the judge is required (``selection``, ``spans``) or optional (function calls)."""
     no_judge_reason: ClassVar[str] = ""
+    probe_reason: ClassVar[str | None] = None
     """Why the task takes no similarity judge (``--judge`` is refused with this reason)."""
 
     # ------------------------------------------------------------------ input

@@ -154,6 +154,9 @@ class FunctionCallTask(Task):
     name = "function-call"
     summary = "function calls (seed, OpenAI tool_calls, BFCL) against gold calls"
     no_judge_reason = "calls are checked by BFCL's rules"
+    probe_reason = ("--probe swap: the argument judge rates each value in its parameter's own "
+                    "context, which the probe does not replay; probe a --task selection run of "
+                    "the same judge instead")
     default_fields = DEFAULT_FIELDS
     extractors = (io.call_list, io.call_list)
     judge_option: ClassVar[str | None] = "--arg-judge"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.judges.jsonreply import ParseError
-from judge.judges.scorer import SCORERS, BatchOutput, SimilarityOutput, load_scorer
+from judge.judges.scorer import SCORERS, BatchOutput, GradeOutput, SimilarityOutput, load_scorer
 from tests.conftest import REPO
 
 S = load_scorer("entity_similarity@v1")
@@ -48,6 +48,7 @@ def test_scorers_table_modes_and_schemas() -> None:
     assert {k: (e.mode, e.schema) for k, e in SCORERS.items()} == {
         "entity_similarity@v1": ("pairwise", SimilarityOutput),
         "entity_similarity_batch@v1": ("batch", BatchOutput),
+        "entity_similarity_grade@v1": ("grade", GradeOutput),
         "argument_equivalence@v1": ("pairwise", SimilarityOutput),
     }
     for scorer_id, entry in SCORERS.items():
