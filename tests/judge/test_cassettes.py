@@ -114,3 +114,45 @@ def test_no_cassette_contains_a_key() -> None:
     for f in files:
         hit = KEY_LIKE.search(f.read_bytes())
         assert hit is None, f"{f.name}: {hit.group(0)[:20]!r}"
+
+
+def test_logprob_grades_against_llama_cpp_server(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--score-mode logprob`` against a real server that serves ``logprobs``: each score is
+    the expectation of the grade distribution read from the recorded top_logprobs.
+
+    SmolLM2-135M does not follow the one-digit format on its own (it starts "The two items…",
+    a parse error), so the request carries llama.cpp's GBNF ``grammar`` (a server parameter
+    passed through the decoding params) holding the answer to one digit. llama.cpp reports
+    the *unconstrained* top_logprobs, so few grades are among the 10 alternatives and their
+    mass is small (rationale "probability on grades 0.04"); the score is the expectation over
+    the grades listed, renormalised."""
+    import json
+    import math
+
+    from judge.judges.grades import expected_score, grade_distribution
+
+    opts = JudgeOptions(base_url=CHAT_URL, concurrency=1, score_mode="logprob",
+                        params={"temperature": 0.0, "grammar": "root ::= [0-9]"})
+    judge = parse_judge_spec("openai:smollm2-135m-instruct", opts)
+    with cassette("openai_chat_logprobs_llama_cpp.yaml") as cas:
+        verdicts, ctx = _run(judge, tmp_path)
+    bodies = [json.loads(r.body) for r in cas.requests]
+    assert len(bodies) == len(PAIRS) and ctx.stats.judge_calls == len(PAIRS)
+    assert all(b["logprobs"] is True and b["top_logprobs"] == 10 and b["max_tokens"] == 8
+               and "response_format" not in b for b in bodies)
+    replies = [json.loads(r["body"]["string"]) for r in cas.responses]
+    for v, reply in zip(verdicts, replies, strict=True):
+        assert v is not None and v.scorer == "entity_similarity_grade@v1"
+        content = reply["choices"][0]["logprobs"]["content"]
+        got = grade_distribution(content)
+        if got is None:  # the model's first token was not a grade: a parse error, kept raw
+            assert v.outcome == "parse_error" and v.raw == reply["choices"][0]["message"][
+                "content"]
+            continue
+        # the score is recomputed here from the raw recorded reply, independently of the
+        # verdict: Σ p(g)·g / 9 over the renormalised grade alternatives
+        dist, _ = got
+        assert v.outcome == "ok" and v.distribution is not None
+        assert math.isclose(sum(v.distribution.values()), 1.0, abs_tol=1e-5)
+        assert v.score == pytest.approx(expected_score(dist), abs=1e-6)
+    assert any(v is not None and v.distribution for v in verdicts)
