@@ -27,7 +27,8 @@ ProgressFactory = Callable[[int, Any], Callable[[int], None]]
 
 @dataclass
 class JudgeScores:
-    """A judge's scores for the labelled pairs (NaN where it gave no ``ok`` verdict)."""
+    """A judge's scores for the labelled pairs (NaN where it gave no ``ok`` verdict);
+    ``tokens_in``/``tokens_out``/``cost_usd``: usage of the calls made (cache hits cost none)."""
 
     judge_id: str
     scores: NDArray[np.float64]
@@ -38,6 +39,12 @@ class JudgeScores:
     outcomes: dict[str, int] = field(default_factory=dict)
     first_error: str | None = None
     stopped_early: list[dict[str, Any]] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    member_verdicts: list[dict[str, Any]] = field(default_factory=list)
+    """A panel's (or :class:`judge.probes.repeat.Repeats`') member verdict rows
+    (``ctx.panel.member_verdicts``); empty for a single judge."""
 
 
 async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) -> JudgeScores:
@@ -68,7 +75,8 @@ async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) 
     stops = [s.summary() for s in ctx.early_stops.values() if s.stopped]
     return JudgeScores(judge.id, scores, rationales, ctx.stats.judge_calls,
                        ctx.stats.cache_hits, judge.describe(), dict(outcomes), first_error,
-                       stops)
+                       stops, ctx.stats.tokens_in, ctx.stats.tokens_out, ctx.stats.cost_usd,
+                       list(ctx.panel.member_verdicts))
 
 
 def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,

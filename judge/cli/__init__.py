@@ -1,11 +1,11 @@
 """The ``simjudge`` command line: a thin typer face over the library.
 
 One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrate`,
-:mod:`judge.cli.runs` (audit, rescore, compare), :mod:`judge.cli.cache` (cache, tasks,
-version) — sharing :mod:`judge.cli.common` (consoles, exits, progress) and
-:mod:`judge.cli.options` (the judge options of ``eval`` and ``calibrate``). Every bad input
-ends with one line ``simjudge: error: FILE:LINE: field 'x': what is wrong`` on stderr and exit
-status 2, with nothing written.
+:mod:`judge.cli.leaderboard`, :mod:`judge.cli.runs` (audit, rescore, compare),
+:mod:`judge.cli.cache` (cache, tasks, version) — sharing :mod:`judge.cli.common` (consoles,
+exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
+``calibrate``). Every bad input ends with one line ``simjudge: error: FILE:LINE: field 'x':
+what is wrong`` on stderr and exit status 2, with nothing written.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import typer
 from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
+from judge.cli.leaderboard import leaderboard_command
 from judge.cli.runs import audit_command, compare_command, rescore_command
 
 app = typer.Typer(
@@ -25,6 +26,7 @@ app = typer.Typer(
 )
 app.command("eval")(eval_command)
 app.command("calibrate")(calibrate_command)
+app.command("leaderboard")(leaderboard_command)
 app.command("audit")(audit_command)
 app.command("rescore")(rescore_command)
 app.command("compare")(compare_command)

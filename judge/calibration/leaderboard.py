@@ -1,0 +1,290 @@
+"""The judge leaderboard: every judge on every labelled set, one row per judge (``simjudge
+leaderboard``).
+
+No statistic is new here; each column comes from code that already computes it:
+
+* ROC-AUC, PR-AUC, τ (chosen by the objective, default F1) with its bootstrap 95 % CI, κ and
+  F1 at τ: :func:`judge.calibration.calibrate.calibrate_judge`;
+* 5-fold CV κ: the same function with objective ``kappa`` (τ chosen by κ on the other folds);
+* 95 % CIs of ROC-AUC, PR-AUC, κ and F1 at the judge's τ (τ held fixed, pairs resampled) and
+  the paired CI of each judge's difference from the first judge:
+  :func:`judge.runs.uncertainty.bootstrap_cis` and :func:`judge.runs.uncertainty.
+  paired_bootstrap` over one row per scored pair with the metric functions of :mod:`metrics`;
+  the paired comparison uses the pairs **both** judges scored (a failed pair has no score);
+* swap and repeat flip rates at the judge's τ: :func:`judge.probes.swap.swap_probe`,
+  :func:`judge.probes.repeat.repeat_probe` (Wilson 95 % intervals);
+* parse-error rate = ``parse_error`` verdicts / verdicts of the pairs sent to the judge;
+  tokens, USD and wall seconds of the scoring calls per 1,000 labelled pairs (calls made by
+  this run: answers served from the cache cost nothing, so a cached rerun shows 0).
+
+Reference rows: ``lexical`` (added unless listed) and, when the labels carry several annotations
+per pair, ``humans`` — a leave-one-annotator-out human ceiling: on each pair with ≥ 2
+annotations the "score" is the first annotator's label and the truth is the remaining
+annotators' consensus under the label set's own rule (majority, tie negative; or mean ≥
+``positive_threshold``); pairs with one annotation are left out. The humans row is compared
+with its own truth, so it has no paired CI against the first judge.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from judge import aio
+from judge.cache import JudgeCache
+from judge.calibration.calibrate import calibrate_judge
+from judge.calibration.labels import LabelSet
+from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
+from judge.errors import InputError
+from judge.judges.base import Judge, JudgeContext
+from judge.numbers import finite_or_none
+from judge.runs.uncertainty import bootstrap_cis, paired_bootstrap
+from metrics import kappa_from_counts, normalize, pr_auc, roc_auc, scores_from_counts
+
+HUMANS = "humans"
+LEXICAL = "lexical"
+DESCRIBE_KEYS = ("id", "backend", "method", "model", "base_url", "scorer", "score_mode",
+                 "members", "repeats", "of")
+"""The parts of a judge's description a leaderboard row keeps (its identity, not its
+calibration data)."""
+METRICS = ("roc_auc", "pr_auc", "kappa", "f1")
+AT_TAU = ("kappa", "f1")
+"""The metrics that need τ: left out where a judge's τ is undefined."""
+"""The metrics with bootstrap and paired 95 % CIs."""
+
+
+def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """ROC-AUC, PR-AUC, Cohen's κ and F1 of scored pairs at a fixed τ (a pair is "same" when
+    score > τ); the metric function given to the bootstrap.
+
+    Args:
+        rows: ``{"score": float, "label": bool, "tau": float}`` per scored pair, all with the
+            same ``tau`` (the judge's calibrated τ).
+
+    Returns:
+        ``{"roc_auc", "pr_auc", "kappa", "f1"}``; NaN for a metric undefined on these rows
+        (one class: no AUC; κ with chance agreement 1), as NaN replicates are dropped by
+        :func:`metrics.percentile_ci`.
+    """
+    s = np.array([float(r["score"]) for r in rows], dtype=np.float64)
+    y = np.array([bool(r["label"]) for r in rows], dtype=bool)
+    pred = s > float(rows[0]["tau"]) if rows else s > 0
+    tp, fp = int((pred & y).sum()), int((pred & ~y).sum())
+    fn, tn = int((~pred & y).sum()), int((~pred & ~y).sum())
+    two = bool(y.any() and not y.all())
+    return {"roc_auc": roc_auc(y, s) if two else math.nan,
+            "pr_auc": pr_auc(y, s) if two else math.nan,
+            "kappa": kappa_from_counts(tp, fp, fn, tn),
+            "f1": float(scores_from_counts(tp, tn, fp, fn).f1)}
+
+
+def _at(tau: float | None) -> float:
+    """τ, or +inf when it is undefined (then only the AUCs are kept: they need no τ)."""
+    return math.inf if tau is None else tau
+
+
+def pair_rows(scores: np.ndarray, labels: LabelSet, tau: float) -> list[dict[str, Any]]:
+    """One row ``{"index", "score", "label", "tau"}`` per pair with a score (NaN = none)."""
+    return [{"index": k, "score": float(s), "label": p.positive, "tau": tau}
+            for k, (s, p) in enumerate(zip(scores, labels.pairs, strict=True)) if not np.isnan(s)]
+
+
+def human_reference(labels: LabelSet) -> tuple[LabelSet, JudgeScores] | None:
+    """The leave-one-annotator-out human "judge", or None when no pair has 2 annotations.
+
+    Returns:
+        ``(labels', scores)``: ``labels'`` has the same pairs with ``value``/``positive`` from
+        the annotations after the first (mean; positive by the label set's rule); ``scores``
+        holds each pair's first annotation (NaN for pairs with one annotation).
+    """
+    if labels.max_annotators < 2:
+        return None
+    thr = labels.positive_threshold
+    pairs, scores = [], []
+    for p in labels.pairs:
+        if len(p.annotations) < 2:
+            pairs.append(p)
+            scores.append(math.nan)
+            continue
+        rest = float(np.mean(p.annotations[1:]))
+        positive = rest >= thr if thr is not None else rest > 0.5
+        pairs.append(replace(p, value=rest, positive=bool(positive)))
+        scores.append(float(p.annotations[0]))
+    describe = {"id": HUMANS, "backend": "humans", "method": "leave-one-annotator-out: first "
+                "annotation vs the consensus of the others"}
+    return (replace(labels, pairs=pairs),
+            JudgeScores(HUMANS, np.array(scores, dtype=np.float64), [""] * len(pairs), 0, 0,
+                        describe))
+
+
+def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds: int,
+           seed: int) -> dict[str, Any]:
+    """The calibration columns of one row (no judge call)."""
+    try:
+        rep, _ = calibrate_judge(js, labels, objective, n_boot, folds, seed)
+        cv = rep.get("cross_validation") if objective == "kappa" else calibrate_judge(
+            js, labels, "kappa", 0, folds, seed)[0].get("cross_validation")
+    except ValueError as exc:
+        raise InputError(str(exc), labels.path) from None
+    tau = rep.get("tau")
+    at = rep.get("at_tau") or {}
+    tau_ci = (rep.get("bootstrap") or {}).get("tau_ci95") or [None, None]
+    lo, hi = (finite_or_none(x) for x in tau_ci)
+    ci = {m: v for m, v in bootstrap_cis(metrics_at_tau, pair_rows(js.scores, labels, _at(tau)),
+                                         n_boot, seed)["ci95"].items()
+          if tau is not None or m not in AT_TAU}
+    judged = sum(js.outcomes.values())
+    n = len(labels.pairs)
+    row: dict[str, Any] = {
+        "judge": js.judge_id, "pairs": n,
+        "describe": {k: v for k, v in js.describe.items() if k in DESCRIBE_KEYS},
+        "pairs_scored": rep["pairs_scored"], "outcomes": js.outcomes,
+        "roc_auc": rep.get("roc_auc"), "pr_auc": rep.get("pr_auc"),
+        "kappa": at.get("kappa"), "f1": at.get("f1"), "tau": tau, "tau_ci95": [lo, hi],
+        "tau_ci95_width": None if lo is None or hi is None else hi - lo,
+        "cv_kappa": (cv or {}).get("mean"), "cv_kappa_sd": (cv or {}).get("sd"),
+        "parse_error_rate": js.outcomes.get("parse_error", 0) / judged if judged else None,
+        "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
+        "tokens_per_1k": (js.tokens_in + js.tokens_out) / n * 1000,
+        "usd_per_1k": js.cost_usd / n * 1000,
+        "note": rep.get("note"),
+    }
+    for m in METRICS:
+        row[f"{m}_ci95"] = [finite_or_none(x) for x in ci.get(m, [None, None])]
+    return row
+
+
+def _probes(judge: Judge, js: JudgeScores, labels: LabelSet, cache: JudgeCache, tau: float,
+            swap: float, repeats: int, n_boot: int, seed: int,
+            progress_factory: ProgressFactory | None) -> dict[str, Any]:
+    """Swap and repeat flip rates of one judge at its τ (judge calls through ``cache``)."""
+    from judge.probes.repeat import Repeats, repeat_probe, repeated
+    from judge.probes.swap import swap_probe
+
+    out: dict[str, Any] = {"swap": None, "repeat": None}
+    if swap > 0:
+        rows = [{"pred": p.pred, "truth": p.truth, "score": float(s), "outcome": "ok",
+                 "item_id": None, "member_of": None}
+                for s, p in zip(js.scores, labels.pairs, strict=True)
+                if not np.isnan(s) and normalize(p.pred) != normalize(p.truth)]
+        ctx = JudgeContext(cache=cache)
+        _, summary = aio.run(swap_probe(judge, rows, ctx, swap, tau, seed, n_boot))
+        out["swap"] = {**summary, "judge_calls": ctx.stats.judge_calls,
+                       "cost_usd": ctx.stats.cost_usd}
+    if repeats >= 2:
+        try:
+            rep = repeated(judge, repeats, "mean", 1, tau)
+        except InputError as exc:
+            out["repeat"] = {"note": exc.message}
+            return out
+        assert isinstance(rep, Repeats)
+        rjs = score_labelled_pairs(labels, rep, cache, progress_factory)
+        _, summary = repeat_probe(rjs.member_verdicts, rep, tau, n_boot, seed)
+        out["repeat"] = {**summary, "judge_calls": rjs.judge_calls, "cost_usd": rjs.cost_usd}
+    return out
+
+
+def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cache: JudgeCache,
+           objective: str, n_boot: int, folds: int, seed: int, swap: float, repeats: int,
+           progress_factory: ProgressFactory | None) -> dict[str, Any]:
+    """One label set's table: a row per judge, the reference rows, the paired CIs."""
+    rows: list[dict[str, Any]] = []
+    scores: list[np.ndarray] = []
+    for judge in judges:
+        t0 = time.perf_counter()
+        js = score_labelled_pairs(labels, judge, cache, progress_factory)
+        seconds = time.perf_counter() - t0
+        row = {**_stats(js, labels, objective, n_boot, folds, seed),
+               "seconds_per_1k": seconds / len(labels.pairs) * 1000,
+               "reference": judge.id in references}
+        if row["tau"] is not None:
+            row.update(_probes(judge, js, labels, cache, row["tau"], swap, repeats, n_boot,
+                               seed, progress_factory))
+        rows.append(row)
+        scores.append(js.scores)
+    first = rows[0]
+    for row, s in zip(rows[1:], scores[1:], strict=True):
+        both = ~np.isnan(scores[0]) & ~np.isnan(s)
+        a = [r for r in pair_rows(scores[0], labels, _at(first["tau"])) if both[r["index"]]]
+        b = [r for r in pair_rows(s, labels, _at(row["tau"])) if both[r["index"]]]
+        if not a:
+            continue
+        diff = {m: d for m, d in paired_bootstrap(metrics_at_tau, a, b, n_boot, seed).items()
+                if m not in AT_TAU or None not in (first["tau"], row["tau"])}
+        row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{
+            m: {k: ([finite_or_none(x) for x in v] if k == "ci95" else finite_or_none(v))
+                for k, v in d.items()} for m, d in diff.items()}}
+    humans = human_reference(labels)
+    if humans is not None:
+        row = {**_stats(humans[1], humans[0], objective, n_boot, folds, seed),
+               "reference": True, "parse_error_rate": None, "tokens_per_1k": None,
+               "usd_per_1k": None, "seconds_per_1k": None}
+        if row["roc_auc"] is None:
+            row["note"] = (f"on the {row['pairs_scored']} pairs with ≥ 2 annotations the other "
+                           "annotators' consensus is of one class: undefined")
+        rows.append(row)
+    notes = [] if humans is not None else [
+        "no humans row: one annotation per pair (a human ceiling needs ≥ 2)"]
+    return {"labels": {"path": labels.path, "sha256": labels.sha256,
+                       "pairs": len(labels.pairs), "positives": labels.positives,
+                       "graded": labels.graded, "positive_threshold": labels.positive_threshold,
+                       "max_annotators": labels.max_annotators,
+                       "inter_annotator_alpha": finite_or_none(labels.alpha)
+                       if labels.alpha is not None else None,
+                       "describe": labels.describe()},
+            "rows": rows, "notes": notes}
+
+
+def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: JudgeCache,
+                objective: str = "f1", n_boot: int = 1000, folds: int = 5, seed: int = 0,
+                swap: float = 0.1, repeats: int = 1,
+                progress_factory: ProgressFactory | None = None) -> dict[str, Any]:
+    """Score every label set with every judge (plus ``lexical`` and ``humans``) and tabulate.
+
+    Args:
+        label_sets: one or more label sets (:func:`judge.calibration.labels.load_labels`).
+        judges: the judges; the first is the baseline of the paired CIs; ``lexical`` is
+            appended when no judge has that id.
+        cache: the judge cache (every call, probes included, goes through it).
+        objective: what τ maximises (``f1``, ``kappa``, ``accuracy``, ``youden``).
+        n_boot: bootstrap resamples (0 = no CIs); folds: k of the CV κ; seed: their seed.
+        swap: share in [0, 1] of the scored non-exact pairs re-judged swapped (0 = no probe).
+        repeats: samples per pair for the repeat probe (1 = none; deterministic judges get a
+            note instead).
+        progress_factory: progress bars, as :func:`score_labelled_pairs`.
+
+    Returns:
+        ``{"settings": {...}, "tables": [{"labels": {...}, "rows": [...], "notes": [...]}]}``,
+        one table per label set in order; each row as described in the module docstring
+        (``None`` where a column is undefined).
+
+    Raises:
+        InputError: ``swap`` outside [0, 1], ``repeats`` < 1, no judge, no label set.
+        judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
+    """
+    from judge.judges.registry import parse_judge_spec
+
+    if not label_sets or not judges:
+        raise InputError("the leaderboard needs at least one label set and one judge")
+    if not 0.0 <= swap <= 1.0:
+        raise InputError(f"--swap must be a share in [0, 1], got {swap}", field="swap")
+    if repeats < 1:
+        raise InputError(f"--repeats must be >= 1, got {repeats}", field="repeats")
+    judges = list(judges)
+    references = set()
+    if all(j.id != LEXICAL for j in judges):
+        judges.append(parse_judge_spec(LEXICAL))
+        references.add(LEXICAL)
+    tables = [_table(ls, judges, references, cache, objective, n_boot, folds, seed, swap, repeats,
+                     progress_factory) for ls in label_sets]
+    return {"settings": {"objective": objective, "bootstrap": n_boot, "folds": folds,
+                         "seed": seed, "swap": swap, "repeats": repeats,
+                         "baseline": judges[0].id,
+                         "rule": "a pair is 'same' when score > tau (tau chosen by the "
+                                 "objective; candidates are midpoints of distinct scores)"},
+            "tables": tables}

@@ -1,0 +1,130 @@
+"""``simjudge leaderboard``: every judge on every labelled set, one comparable table per set
+(:mod:`judge.calibration.leaderboard`). It takes the judge options ``eval`` and ``calibrate``
+take (:mod:`judge.cli.options`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judge.cli import options as o
+from judge.cli.checks import check_cache_mode, check_max_chars
+from judge.cli.common import fail, fail_storage, out, progress, say
+from judge.errors import CacheMissError, InputError
+
+
+@o.with_judge_flags
+def leaderboard_command(
+    labels: Annotated[list[Path], typer.Argument(
+        help="One or more JSONL/CSV/TSV files of pairs with human labels.")],
+    judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
+    objective: Annotated[str, typer.Option(help="What τ maximises: f1, kappa, accuracy or "
+                                                "youden.")] = "f1",
+    swap: Annotated[float, typer.Option(
+        help="Share of the scored pairs re-judged with the sides exchanged (0 = no swap "
+             "probe; 1 = all).")] = 0.1,
+    repeats: Annotated[int, typer.Option(
+        help="Samples per pair for the repeat probe of LLM judges (1 = none).")] = 1,
+    positive_threshold: Annotated[float | None, typer.Option(
+        help="Binarise graded labels: label >= X is positive.")] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")] = 1000,
+    folds: Annotated[int, typer.Option(help="k for the cross-validated κ.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds, swap sample).")] = 0,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    pred_field: Annotated[str, typer.Option(help="Field of the first side.")] = "pred",
+    truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
+    label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
+    where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
+    max_chars: Annotated[int, typer.Option(
+        help="Longest pair string (characters); a longer one is bad input (exit 2). "
+             "0 = no limit.")] = 4096,
+    cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
+    judge_flags: dict[str, Any] | None = None,
+) -> None:
+    """Rank judges on human-labelled pairs: one table per label set, one row per judge.
+
+    Rows: each judge, then the reference rows `lexical` (added unless given) and `humans` (a
+    leave-one-annotator-out ceiling, when the labels carry several annotations per pair).
+    Columns: ROC-AUC, PR-AUC, κ and F1 at each judge's calibrated τ with bootstrap 95 % CIs,
+    5-fold CV κ, τ and its CI width, parse-error rate, swap and repeat flip rates at τ, tokens,
+    $ and seconds per 1,000 pairs, and the paired 95 % CI of each judge's difference from the
+    first. Writes leaderboard.md, leaderboard.json and leaderboard.png into --out (default
+    runs/<UTC time>-leaderboard-<pid>). Exit status 2 on bad input (before any judge call); 1
+    when some judge calls failed (the output is written) or the disk refused a write.
+    """
+    from judge.cache import JudgeCache
+    from judge.calibration.labels import load_labels
+    from judge.calibration.leaderboard import leaderboard
+    from judge.calibration.leaderboard_report import write_leaderboard
+    from judge.cli.checks import check_min
+    from judge.cli.options import build_judges, judge_options
+    from judge.runs.atomic import default_run_dir, prepare_out_dir
+    from metrics import OBJECTIVES
+
+    try:
+        if objective not in OBJECTIVES:
+            raise InputError(f"unknown objective {objective!r}; expected one of "
+                             f"{', '.join(OBJECTIVES)}", field="objective")
+        if not 0.0 <= swap <= 1.0:
+            raise InputError(f"--swap must be a share in [0, 1], got {swap}", field="swap")
+        check_min("repeats", repeats, 1, " (1 = no repeat probe)")
+        check_cache_mode(cache_mode)
+        check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
+        check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
+        check_max_chars(max_chars)
+        options = judge_options(**(judge_flags or {}))
+        judges = build_judges(list(judge or []), judges_file, options)
+        if len({j.id for j in judges}) != len(judges):
+            raise InputError("the same judge is given twice", field="judge")
+        label_sets = [load_labels(p, pred_field, truth_field, label_field, positive_threshold,
+                                  where or [], max_chars=max_chars) for p in labels]
+        for ls in label_sets:
+            say(ls.describe())
+        target = out_dir or default_run_dir("leaderboard")
+        prepare_out_dir(target, overwrite)  # before any judge call
+        cache = JudgeCache(cache_dir, cache_mode)
+        try:
+            with progress() as factory:
+                result = leaderboard(label_sets, judges, cache, objective, bootstrap, folds,
+                                     seed, swap, repeats, progress_factory=factory)
+        finally:
+            cache.close()
+        write_leaderboard(result, target, overwrite)
+    except (InputError, CacheMissError) as exc:
+        fail(exc)
+    except OSError as exc:  # disk full / size limit while writing the cache or the output
+        fail_storage(exc)
+    _print(result)
+    say(f"leaderboard written to {target}")
+    failed = [(r["judge"], n) for t in result["tables"] for r in t["rows"]
+              for o_, n in (r.get("outcomes") or {}).items() if o_ != "ok" and n]
+    for jid, n in failed:
+        say(f"judge {jid}: {n} failed verdict(s); its statistics use the scored pairs only")
+    if failed:
+        raise typer.Exit(1)  # like eval and calibrate: some judge calls failed
+
+
+def _print(result: dict[str, Any]) -> None:
+    """Per label set a rich table with one column per judge and one row per statistic (the
+    columns of leaderboard.md: transposed, it fits a terminal), then its notes."""
+    from rich import box
+    from rich.table import Table
+
+    from judge.calibration.leaderboard_report import cells, columns, notes, title
+
+    st = result["settings"]
+    names = columns(st["baseline"], st["objective"])
+    for t in result["tables"]:
+        table = Table(title=title(t), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        rows = [cells(r) for r in t["rows"]]
+        table.add_column("statistic", no_wrap=True)
+        for r in rows:
+            table.add_column(r[0], justify="right", overflow="fold", min_width=14)
+        for k, name in enumerate(names[1:], start=1):
+            table.add_row(name, *(r[k] for r in rows))
+        out.print(table)
+        for n in notes(t):
+            say(n)

@@ -1,0 +1,220 @@
+"""``simjudge leaderboard``: one table per label set, a row per judge plus ``lexical`` and
+``humans``; swap/repeat flip rates; bad input refused before any judge call.
+
+The loopback server (tests/fake_openai.py) scores 0.9 when pred and truth share their first
+letter (case-folded), else 0.1; ``position_bias`` b adds b when the PRED-slot string sorts before
+the GOLD-slot one and subtracts it otherwise (clipped to [0, 1]). Every number below is derived
+by hand or taken from scikit-learn.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
+from typer.testing import CliRunner
+
+from judge.cli import app
+from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
+
+# (pred, truth, human label) and the fake judge's score
+LABELLED = [("apple", "Apfel", 1), ("book", "Buch", 1), ("cat", "dog", 0),
+            ("sun", "moon", 0), ("car", "Auto", 1), ("cake", "cookie", 0)]
+FAKE = [0.9, 0.9, 0.1, 0.1, 0.1, 0.9]
+Y = [lab for _, _, lab in LABELLED]
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _labels(tmp_path: Path) -> Path:
+    return _write(tmp_path / "labels.jsonl",
+                  [{"pred": a, "truth": b, "label": y} for a, b, y in LABELLED])
+
+
+def _run(args: list[str]) -> Any:
+    return CliRunner().invoke(app, ["leaderboard", *args])
+
+
+def _rows(out: Path, table: int = 0) -> dict[str, dict[str, Any]]:
+    lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    return {r["judge"]: r for r in lb["tables"][table]["rows"]}
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-000000")
+
+
+def test_leaderboard_row_equals_scikit_learn_and_writes_three_files(tmp_path: Path) -> None:
+    out = tmp_path / "lb"
+    with FakeOpenAIServer() as srv:
+        res = _run([str(_labels(tmp_path)), "--judge", "openai:fake", "--base-url", srv.base_url,
+                    "--swap", "1", "--bootstrap", "200", "--folds", "2", "--out", str(out),
+                    "--cache-dir", str(tmp_path / "c")])
+        chat = [r for r in srv.log if r.path.endswith("/chat/completions")]
+    assert res.exit_code == 0, res.output
+    assert {p.name for p in out.iterdir()} == {"leaderboard.md", "leaderboard.json",
+                                               "leaderboard.png"}
+    lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert len(lb["tables"]) == 1 and lb["settings"]["baseline"] == "openai:fake"
+    rows = _rows(out)
+    assert list(rows) == ["openai:fake", "lexical"]  # lexical added; one annotation: no humans
+    assert rows["lexical"]["reference"] is True and rows["openai:fake"]["reference"] is False
+    assert "no humans row" in lb["tables"][0]["notes"][0]
+    r = rows["openai:fake"]
+    # two distinct scores: the only candidate τ is 0.5; "same" = the three 0.9 pairs → TP 2
+    # (apple, book), FP 1 (cake), FN 1 (car), TN 2: F1 = 2/3, κ = (4/6 − 1/2) / (1/2) = 1/3;
+    # ROC-AUC = (4 wins + ½·4 ties) / 9 = 2/3
+    pred = [s > 0.5 for s in FAKE]
+    assert r["tau"] == pytest.approx(0.5)
+    assert r["roc_auc"] == pytest.approx(roc_auc_score(Y, FAKE)) == pytest.approx(2 / 3)
+    assert r["f1"] == pytest.approx(f1_score(Y, pred)) == pytest.approx(2 / 3)
+    assert r["kappa"] == pytest.approx(cohen_kappa_score(Y, pred)) == pytest.approx(1 / 3)
+    for m in ("roc_auc", "pr_auc", "kappa", "f1"):
+        lo, hi = r[f"{m}_ci95"]
+        assert lo <= r[m] <= hi
+    assert r["parse_error_rate"] == 0.0 and r["outcomes"] == {"ok": 6}
+    # the unbiased fake is symmetric in its first letters: 0 flips of the 6 swapped pairs
+    assert r["swap"]["pairs"] == 6 and r["swap"]["flips"] == 0 and r["swap"]["flip_rate"] == 0.0
+    assert r["swap"]["flip_rate_ci95"][0] == 0.0
+    # tokens of the 6 scoring calls (the first 6 requests; the swap calls come after): the fake
+    # bills len(json(messages)) // 4 prompt tokens and 20 completion tokens per call
+    assert len(chat) == 12
+    tokens = sum(len(json.dumps(c.body["messages"])) // 4 + 20 for c in chat[:6])
+    assert r["tokens_per_1k"] == pytest.approx(tokens / 6 * 1000)
+    assert r["usd_per_1k"] == 0.0 and r["seconds_per_1k"] > 0  # "fake" has no price
+    # lexical vs the first judge: paired over the 6 pairs both scored
+    vs = rows["lexical"]["vs_first"]
+    assert vs["judge"] == "openai:fake" and vs["pairs"] == 6
+    assert vs["roc_auc"]["a"] == pytest.approx(2 / 3)
+    assert vs["roc_auc"]["diff"] == pytest.approx(rows["lexical"]["roc_auc"] - 2 / 3)
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| openai:fake | 0.667 [" in md and "| lexical (ref.) |" in md
+    assert "Δ ROC-AUC vs openai:fake" in md
+
+
+def test_swap_flip_rate_of_a_biased_judge(tmp_path: Path) -> None:
+    # bias 0.45, forward (pred, truth) / swapped scores: apple–Apfel 0.45/1.0 ("apple" sorts
+    # after "Apfel"), book–Buch 0.45/1.0, cat–dog 0.55/0.0, sun–moon 0.0/0.55, car–Auto
+    # 0.0/0.55, cake–cookie 1.0/0.45. τ by F1 over the forward scores: 0.225 (F1 4/7; 0.5 and
+    # 0.775 give 0). Flips at 0.225: cat, sun, car → 3 of 6, Wilson 95 % CI [0.188, 0.812].
+    out = tmp_path / "lb"
+    with FakeOpenAIServer(FakeServerConfig(position_bias=0.45)) as srv:
+        res = _run([str(_labels(tmp_path)), "--judge", "openai:fake", "--base-url", srv.base_url,
+                    "--swap", "1", "--bootstrap", "0", "--folds", "2", "--out", str(out),
+                    "--cache-dir", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    r = _rows(out)["openai:fake"]
+    assert r["tau"] == pytest.approx(0.225)
+    assert r["swap"]["flips"] == 3 and r["swap"]["flip_rate"] == pytest.approx(0.5)
+    lo, hi = r["swap"]["flip_rate_ci95"]
+    assert lo == pytest.approx(0.1876, abs=1e-3) and hi == pytest.approx(0.8124, abs=1e-3)
+    assert lo > 0  # the planted bias is caught
+    assert _rows(out)["lexical"]["swap"]["flip_rate"] == 0.0  # lexical is symmetric
+
+
+def test_repeat_probe_and_deterministic_judges(tmp_path: Path) -> None:
+    out = tmp_path / "lb"
+    with FakeOpenAIServer(FakeServerConfig(noise=0.3)) as srv:
+        res = _run([str(_labels(tmp_path)), "--judge", "openai:fake", "--base-url", srv.base_url,
+                    "--swap", "0", "--repeats", "3", "--bootstrap", "0", "--folds", "2",
+                    "--out", str(out), "--cache-dir", str(tmp_path / "c")])
+        chat = [r for r in srv.log if r.path.endswith("/chat/completions")]
+    assert res.exit_code == 0, res.output
+    # 6 scoring calls; the repeats panel reuses sample 0 from the cache and draws samples 1, 2
+    assert len(chat) == 6 + 12
+    rows = _rows(out)
+    rep = rows["openai:fake"]["repeat"]
+    assert rep["repeats"] == 3 and rep["pairs"] == 6 and rep["mean_sd"] > 0
+    assert rows["openai:fake"]["swap"] is None  # --swap 0: no probe
+    assert "deterministic" in rows["lexical"]["repeat"]["note"]
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert md.count("| lexical (ref.) |") == 1
+
+
+def test_humans_row_and_one_table_per_label_set(tmp_path: Path) -> None:
+    # three annotators; humans = first annotation vs the majority of the other two (a tie is
+    # negative): scores [1, 1, 0, 0, 1, 0], truth [1, 1, 1, 0, 0, 0]. ROC-AUC: positives 1, 1, 0
+    # vs negatives 0, 1, 0 → (2.5 + 2.5 + 1) / 9 = 2/3; τ 0.5 → TP 2, FP 1, FN 1, TN 2:
+    # F1 2/3, κ 1/3.
+    ann = [[1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    multi = _write(tmp_path / "multi.jsonl", [{"pred": f"p{k}", "truth": f"t{k}", "label": a}
+                                              for k, a in enumerate(ann)])
+    out = tmp_path / "lb"
+    res = _run([str(_labels(tmp_path)), str(multi), "--judge", "lexical", "--swap", "0",
+                "--bootstrap", "100", "--folds", "2", "--out", str(out), "--cache-dir",
+                str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert [Path(t["labels"]["path"]).name for t in lb["tables"]] == ["labels.jsonl",
+                                                                     "multi.jsonl"]
+    assert list(_rows(out, 0)) == ["lexical"]  # lexical given: not added twice; no humans
+    h = _rows(out, 1)["humans"]
+    scores, truth = [a[0] for a in ann], [1, 1, 1, 0, 0, 0]
+    assert h["pairs_scored"] == 6 and h["reference"] is True and "vs_first" not in h
+    assert h["roc_auc"] == pytest.approx(roc_auc_score(truth, scores)) == pytest.approx(2 / 3)
+    assert h["tau"] == pytest.approx(0.5)
+    assert h["f1"] == pytest.approx(f1_score(truth, scores)) == pytest.approx(2 / 3)
+    assert h["kappa"] == pytest.approx(cohen_kappa_score(truth, scores)) == pytest.approx(1 / 3)
+    assert h["parse_error_rate"] is None and h["tokens_per_1k"] is None
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert md.count("\n## ") == 2 and "| humans (n=6) | 0.667 [" in md
+    assert "leave-one-annotator-out" in md
+
+
+def test_judges_file_rows_and_paired_ci_against_the_first(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as srv:
+        toml = tmp_path / "judges.toml"
+        toml.write_text(f'[[judges]]\nid = "pairwise"\nbackend = "openai"\nmodel = "fake"\n'
+                        f'base_url = "{srv.base_url}"\n\n'
+                        f'[[judges]]\nid = "batch"\nbackend = "openai"\nmodel = "fake"\n'
+                        f'base_url = "{srv.base_url}"\nscorer = "entity_similarity_batch@v1"\n',
+                        encoding="utf-8")
+        res = _run([str(_labels(tmp_path)), "--judges", str(toml), "--swap", "0", "--bootstrap",
+                    "50", "--folds", "2", "--out", str(tmp_path / "lb"), "--cache-dir",
+                    str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    rows = _rows(tmp_path / "lb")
+    assert list(rows) == ["pairwise", "batch", "lexical"]
+    # both scorers give the same 6 scores (FAKE): every paired difference is 0, CI [0, 0]
+    vs = rows["batch"]["vs_first"]
+    assert vs["judge"] == "pairwise" and vs["pairs"] == 6
+    for m in ("roc_auc", "pr_auc", "kappa", "f1"):
+        assert vs[m]["diff"] == 0.0 and vs[m]["ci95"] == [0.0, 0.0]
+    assert "vs_first" not in rows["pairwise"]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--swap", "1.5"], "--swap"),
+    (["--repeats", "0"], "repeats"),
+    (["--objective", "auc"], "objective"),
+    (["--folds", "1"], "folds"),
+])
+def test_bad_input_exits_2_before_any_judge_call(tmp_path: Path, extra: list[str],
+                                                 needle: str) -> None:
+    with FakeOpenAIServer() as srv:
+        res = _run([str(_labels(tmp_path)), "--judge", "openai:fake", "--base-url", srv.base_url,
+                    "--out", str(tmp_path / "lb"), "--cache-dir", str(tmp_path / "c"), *extra])
+        assert srv.log == []
+    assert res.exit_code == 2 and needle in res.output
+    assert not (tmp_path / "lb").exists()
+
+
+def test_missing_labels_or_busy_out_dir_exit_2(tmp_path: Path) -> None:
+    res = _run([str(_labels(tmp_path)), str(tmp_path / "missing.jsonl"), "--judge", "lexical",
+                "--out", str(tmp_path / "lb")])
+    assert res.exit_code == 2 and "missing.jsonl" in res.output
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("x", encoding="utf-8")
+    with FakeOpenAIServer() as srv:
+        res = _run([str(_labels(tmp_path)), "--judge", "openai:fake", "--base-url", srv.base_url,
+                    "--out", str(busy), "--cache-dir", str(tmp_path / "c")])
+        assert srv.log == []
+    assert res.exit_code == 2 and (busy / "keep.txt").exists()
