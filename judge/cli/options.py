@@ -51,6 +51,11 @@ StopAfter = Annotated[int, typer.Option(
 Threads = Annotated[int | None, typer.Option(
     help="local judge: BLAS threads (default automatic: 2 on an idle machine, 1 when the other "
     "cores are busy).")]
+OppositeGuard = Annotated[bool, typer.Option(
+    "--opposite-guard/--no-opposite-guard",
+    help="local judge: cap short pairs that differ by an opposite term (User Login/User Logout, "
+    "开灯/关灯) at 0.2, said in the rationale (method usem3-cosine@v2); off = the calibrated "
+    "cosine alone (usem3-cosine@v1).")]
 Prices = Annotated[Path | None, typer.Option(
     help="TOML price table (USD per 1M tokens) replacing the dated default.")]
 Http = Annotated[str, typer.Option(
@@ -68,7 +73,7 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                   decoding_seed: int | None, max_tokens: int | None, samples: int,
                   timeout: float, max_retries: int, stop_after: int, threads: int | None,
                   prices: Path | None, http: str, structured_method: str | None,
-                  score_mode: str = "verbal") -> Any:
+                  score_mode: str = "verbal", opposite_guard: bool = True) -> Any:
     """The :class:`judge.judges.options.JudgeOptions` of the command-line judge flags (each checked;
     the first bad one raises :class:`InputError` naming its flag)."""
     from judge.judges.options import JudgeOptions
@@ -84,7 +89,8 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                         params=params, concurrency=concurrency, max_batch=max_batch, rpm=rpm,
                         tpm=tpm, timeout_s=timeout, max_retries=max_retries,
                         prices=load_prices(prices), method=structured_method, http=http,
-                        stop_after=stop_after, threads=threads, score_mode=score_mode)
+                        stop_after=stop_after, threads=threads, score_mode=score_mode,
+                        opposite_guard=opposite_guard)
 
 
 def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> list[Any]:
@@ -118,7 +124,7 @@ JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {
     "temperature": (Temperature, 0.0), "decoding_seed": (DecodingSeed, None),
     "max_tokens": (MaxTokens, None), "samples": (Samples, 1), "timeout": (Timeout, 60.0),
     "max_retries": (MaxRetries, 2), "stop_after": (StopAfter, 8), "threads": (Threads, None),
-    "prices": (Prices, None), "http": (Http, "auto"),
+    "opposite_guard": (OppositeGuard, True), "prices": (Prices, None), "http": (Http, "auto"),
     "structured_method": (StructuredMethod, None),
 }
 """The judge flags shared by ``eval`` and ``calibrate``: parameter name → (annotated type,

@@ -103,7 +103,7 @@ class EmbeddingJudge(Judge, abc.ABC):
         unit_vectors: the vectors are L2-normalised (the cosine is a dot product).
     """
 
-    scorer_id: ClassVar[str]
+    scorer_id: str
     unit_vectors: ClassVar[bool] = False
 
     def __init__(self, judge_id: str) -> None:

