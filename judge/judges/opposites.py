@@ -39,6 +39,9 @@ MAX_WORDS = 8
 """Most words (Latin-script tokens) an item may have for the guard to look at it."""
 MAX_CJK = 16
 """Most CJK characters an item may have for the guard to look at it."""
+MAX_LEN = 256
+"""Most characters an item may have (checked first, so a huge field costs nothing and the
+per-string caches hold only short strings)."""
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -216,10 +219,13 @@ def find_opposition(pred: str, truth: str, lexicon: Lexicon | None = None) -> Op
 
     Returns:
         The first :class:`Opposition` found (term rule before minimal-pair rule), or None —
-        always None when either item is longer than :data:`MAX_WORDS` words or
-        :data:`MAX_CJK` CJK characters, or the two are equal after normalisation.
+        always None when either item is longer than :data:`MAX_LEN` characters,
+        :data:`MAX_WORDS` words or :data:`MAX_CJK` CJK characters, or the two are equal after
+        normalisation.
     """
     lex = lexicon if lexicon is not None else default_lexicon()
+    if len(pred) > MAX_LEN or len(truth) > MAX_LEN:
+        return None
     if not (_analyse(pred)[2] and _analyse(truth)[2]):
         return None
     if _normalise(pred).split() == _normalise(truth).split():

@@ -65,6 +65,8 @@ def test_long_items_are_not_examined() -> None:
     assert find_opposition(short, short.replace("open", "close")) is not None
     long = short + "now please"                      # MAX_WORDS + 1 words
     assert find_opposition(long, long.replace("open", "close")) is None
+    huge = "open " + "门" * 10_000_000               # a 10 MB field: rejected by its length
+    assert find_opposition(huge, "close") is None
 
 
 def test_lexicon_format_is_checked() -> None:
