@@ -117,7 +117,8 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
 def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge rescore`` prints for a :func:`judge.runs.rescore.rescore`
     result: a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and
-    the metrics table with bootstrap 95 % CIs, rounded like ``eval``'s."""
+    the metrics table with bootstrap 95 % CIs, rounded like ``eval``'s, then the probe lines
+    (swap/repeat flip rates at this τ) when the run has probes."""
     tau = result.get("tau")
     source = "--tau" if result.get("tau_source") == "option" else "the run's own τ"
     head = f"simjudge rescore — τ {_tau(tau)} ({source})"
@@ -132,7 +133,10 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
         if k in ("tau", "n_items") or isinstance(v, (dict, list)):
             continue
         table.add_row(k, num(v), interval(ci95.get(k)))
-    return [Text(head + " — 0 judge calls", style="bold"), table]
+    from judge.probes.text import probe_lines
+
+    return [Text(head + " — 0 judge calls", style="bold"), table,
+            *(Text(line) for line in probe_lines(result))]
 
 
 def _error_types(metrics: Mapping[str, Any], n_items: int) -> RenderableType:

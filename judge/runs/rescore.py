@@ -38,7 +38,9 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
 
     Returns:
         ``{"run", "tau", "tau_source" ("run" or "option"), "vote", "quorum",
-        "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``.
+        "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``, plus ``"probes"`` when the
+        run has swap/repeat probes: their flip rates recomputed at τ from the probe rows
+        (:func:`judge.probes.retau.probes_at`).
 
     Raises:
         InputError: τ outside [0, 1] or missing from the run; a vote/quorum for a run that is
@@ -73,7 +75,11 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
                          "on τ, or its items.jsonl does not store the judges' scores "
                          "(written by an older simjudge)", record.path)
     rows, metrics = done
+    from judge.probes.retau import probes_at
+
+    probes = probes_at(record.summary.model_dump().get("probes") or {}, record.extra, tau,
+                       n_boot, seed)
     return {"run": str(record.path), "tau": tau, "tau_source": source, "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
             "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),
-            "items": rows}
+            "items": rows, **({"probes": probes} if probes else {})}

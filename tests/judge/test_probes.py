@@ -28,6 +28,7 @@ from judge.judges.jsonreply import ParseError
 from judge.probes.stats import repeat_summary, swap_summary, wilson_ci
 from judge.probes.swap import sample_keys
 from judge.runs.audit import report_data
+from judge.runs.rescore import rescore
 from judge.runs.store import load_run
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, grade_logprobs
 
@@ -193,6 +194,16 @@ def test_swap_probe_catches_a_planted_position_bias(tmp_path: Path) -> None:
     d = report_data(load_run(tmp_path / "run"))
     assert len(d["queues"]["asymmetric"]) == 15
     assert any("swap probe" in x for x in d["header"]["probe_lines"])
+    # rescore recomputes the flip rate at another τ from swap_probe.jsonl (no call): at the
+    # run's τ it reproduces the summary; at τ 0.5 neither 0.6/1.0 nor 0.0/0.4 straddles it (0
+    # flips); at τ 0.3 the 11 pairs scored 0.0/0.4 flip and the 4 at 0.6/1.0 do not
+    assert rescore(load_run(tmp_path / "run"), n_boot=200)["probes"]["swap"] == swap
+    assert rescore(load_run(tmp_path / "run"), tau=0.5)["probes"]["swap"]["flips"] == 0
+    at_03 = rescore(load_run(tmp_path / "run"), tau=0.3)["probes"]["swap"]
+    assert (at_03["flips"], at_03["tau"], at_03["sampled"]) == (11, 0.3, 15)
+    assert at_03["mean_abs_delta"] == pytest.approx(0.4)  # |Δ| does not depend on τ
+    res = CliRunner().invoke(app, ["rescore", str(tmp_path / "run"), "--tau", "0.3"])
+    assert res.exit_code == 0 and "flip rate at τ 0.733" in res.output, res.output
 
 
 def test_swap_probe_of_a_symmetric_judge_and_its_cache(tmp_path: Path) -> None:
@@ -230,6 +241,10 @@ def test_repeat_probe_catches_planted_noise(tmp_path: Path) -> None:
     assert rec.config.judge["method"] == "repeats@v1"  # type: ignore[index]
     d = report_data(rec)
     assert d["queues"]["unstable"] and len(d["queues"]["unstable"]) <= 15
+    # at the run's τ, resamples and seed: the run's summary
+    assert rescore(rec, n_boot=200)["probes"]["repeat"] == rep
+    at_1 = rescore(rec, tau=1.0)["probes"]["repeat"]  # no score exceeds 1: nothing can flip
+    assert (at_1["flips"], at_1["pairs"], at_1["mean_sd"]) == (0, 15, rep["mean_sd"])
 
 
 def test_repeats_of_a_stable_judge_do_not_flip(tmp_path: Path) -> None:
