@@ -75,11 +75,17 @@ class Lexicon:
         terms: entries ``(forms_a, forms_b)``, each side a tuple of normalised forms.
         chars: opposite single CJK characters, both directions (``{"开": {"关"}, "关": {"开"}}``).
         display: normalised form → the form as written in the lexicon ("enabl" → "enable").
+        index: normalised form → the ``(entry, side)`` places it stands in.
+        cjk_forms: the Mandarin forms, longest first.
+        longest: most words in an English form.
     """
 
     terms: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
     chars: dict[str, frozenset[str]]
     display: dict[str, str]
+    index: dict[str, tuple[tuple[int, int], ...]]
+    cjk_forms: tuple[str, ...]
+    longest: int
 
 
 def _stem(word: str) -> str:
@@ -149,7 +155,15 @@ def parse_lexicon(text: str, source: str = "opposites.tsv") -> Lexicon:
         if not sides[0] or not sides[1]:
             raise ValueError(f"{source} line {n}: a side has no form")
         terms.append((sides[0], sides[1]))
-    return Lexicon(tuple(terms), {k: frozenset(v) for k, v in chars.items()}, display)
+    index: dict[str, list[tuple[int, int]]] = {}
+    for i, sides_ in enumerate(terms):
+        for side, forms_ in enumerate(sides_):
+            for f in forms_:
+                index.setdefault(f, []).append((i, side))
+    cjk_forms = tuple(sorted((f for f in index if _CJK.search(f)), key=len, reverse=True))
+    longest = max((len(f.split()) for f in index if not _CJK.search(f)), default=1)
+    return Lexicon(tuple(terms), {k: frozenset(v) for k, v in chars.items()}, display,
+                   {k: tuple(v) for k, v in index.items()}, cjk_forms, longest)
 
 
 @functools.lru_cache(maxsize=1)
@@ -160,42 +174,40 @@ def default_lexicon() -> Lexicon:
 
 
 @functools.lru_cache(maxsize=65_536)
-def _analyse(text: str) -> tuple[str, str, bool]:
-    """(stemmed words joined by spaces with sentinels, CJK characters, short enough)."""
+def _analyse(text: str) -> tuple[tuple[str, ...], str, bool]:
+    """(stemmed words, the text with every non-CJK character blanked, short enough); the
+    words are stemmed only for a short item."""
     norm = _normalise(text)
     words = _WORD.findall(_CJK.sub(" ", norm))
-    cjk = "".join(_CJK.findall(norm))
-    short = len(words) <= MAX_WORDS and len(cjk) <= MAX_CJK and bool(words or cjk)
-    return " " + " ".join(_stem(w) for w in words) + " ", "".join(
-        c if _CJK.match(c) else " " for c in norm), short
-
-
-def _cjk_spans(cjk: str, lexicon: Lexicon) -> dict[str, bool]:
-    """Which Mandarin forms a text mentions, longest first, each match consuming its span."""
-    forms = sorted({f for a, b in lexicon.terms for f in (*a, *b) if _CJK.search(f)},
-                   key=len, reverse=True)
-    found: dict[str, bool] = {}
-    rest = cjk
-    for f in forms:
-        if f in rest:
-            found[f] = True
-            rest = rest.replace(f, " " * len(f))
-    return found
+    cjk = "".join(c if _CJK.match(c) else " " for c in norm)
+    n_cjk = len(cjk) - cjk.count(" ")
+    short = len(words) <= MAX_WORDS and n_cjk <= MAX_CJK and bool(words or n_cjk)
+    return (tuple(_stem(w) for w in words) if short else ()), cjk, short
 
 
 @functools.lru_cache(maxsize=65_536)
 def _term_side(text: str, lexicon: Lexicon) -> frozenset[tuple[int, int, str]]:
-    """Which sides of which entries ``text`` mentions: ``{(entry, side 0|1, form)}``."""
+    """Which sides of which entries ``text`` mentions: ``{(entry, side 0|1, form)}`` — English
+    forms looked up as word n-grams, Mandarin forms as substrings (longest first, each match
+    consuming its span)."""
     words, cjk, _ = _analyse(text)
-    spans = _cjk_spans(cjk, lexicon)
-    out = set()
-    for i, sides in enumerate(lexicon.terms):
-        for s, forms in enumerate(sides):
-            for f in forms:
-                if (f in spans) if _CJK.search(f) else (f" {f} " in words):
-                    out.add((i, s, f))
-                    break
-    return frozenset(out)
+    found: list[str] = []
+    for n in range(1, min(lexicon.longest, len(words)) + 1):
+        found += [" ".join(words[i:i + n]) for i in range(len(words) - n + 1)]
+    if cjk.strip():
+        for f in lexicon.cjk_forms:
+            if f in cjk:
+                found.append(f)
+                cjk = cjk.replace(f, " " * len(f))
+    out: set[tuple[int, int, str]] = set()
+    for f in found:
+        out.update((i, side, f) for i, side in lexicon.index.get(f, ()))
+    # one form per (entry, side): the first in lexicon order, as written there
+    first: dict[tuple[int, int], str] = {}
+    for i, side, f in sorted(out, key=lambda x: (x[0], x[1],
+                                                 lexicon.terms[x[0]][x[1]].index(x[2]))):
+        first.setdefault((i, side), f)
+    return frozenset((i, side, f) for (i, side), f in first.items())
 
 
 def _minimal_pair(a: str, b: str, lexicon: Lexicon) -> Opposition | None:
