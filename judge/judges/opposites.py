@@ -142,8 +142,8 @@ def parse_lexicon(text: str, source: str = "opposites.tsv") -> Lexicon:
             chars.setdefault(b, set()).add(a)
             continue
         sides = []
-        for side in (a, b):
-            forms = [f.strip() for f in side.split("|") if f.strip()]
+        for written in (a, b):
+            forms = [f.strip() for f in written.split("|") if f.strip()]
             for f in forms:
                 if _CJK.search(f) and len(f) < 2:
                     raise ValueError(f"{source} line {n}: Mandarin form {f!r} is one character "
@@ -156,10 +156,10 @@ def parse_lexicon(text: str, source: str = "opposites.tsv") -> Lexicon:
             raise ValueError(f"{source} line {n}: a side has no form")
         terms.append((sides[0], sides[1]))
     index: dict[str, list[tuple[int, int]]] = {}
-    for i, sides_ in enumerate(terms):
-        for side, forms_ in enumerate(sides_):
-            for f in forms_:
-                index.setdefault(f, []).append((i, side))
+    for i, entry in enumerate(terms):
+        for s, entry_forms in enumerate(entry):
+            for f in entry_forms:
+                index.setdefault(f, []).append((i, s))
     cjk_forms = tuple(sorted((f for f in index if _CJK.search(f)), key=len, reverse=True))
     longest = max((len(f.split()) for f in index if not _CJK.search(f)), default=1)
     return Lexicon(tuple(terms), {k: frozenset(v) for k, v in chars.items()}, display,
