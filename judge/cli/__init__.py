@@ -16,7 +16,7 @@ from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
 from judge.cli.leaderboard import leaderboard_command
-from judge.cli.runs import audit_command, compare_command, rescore_command
+from judge.cli.runs import audit_command, compare_command, export_command, rescore_command
 
 app = typer.Typer(
     name="simjudge",
@@ -30,6 +30,7 @@ app.command("leaderboard")(leaderboard_command)
 app.command("audit")(audit_command)
 app.command("rescore")(rescore_command)
 app.command("compare")(compare_command)
+app.command("export")(export_command)
 app.command("tasks")(tasks_command)
 app.command("version")(version_command)
 app.add_typer(cache_app, name="cache")

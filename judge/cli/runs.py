@@ -1,5 +1,5 @@
-"""``simjudge audit``, ``rescore`` and ``compare``: commands that read finished run directories
-(no judge call)."""
+"""``simjudge audit``, ``rescore``, ``compare`` and ``export``: commands that read finished run
+directories (no judge call)."""
 
 from __future__ import annotations
 
@@ -103,3 +103,32 @@ def compare_command(
         (out_dir / "compare.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
         (out_dir / "compare.md").write_text(to_markdown(result), encoding="utf-8")
         say(f"written to {out_dir}/compare.json and compare.md")
+
+
+def export_command(
+    run: Annotated[Path, typer.Argument(help="A run directory.")],
+    out_file: Annotated[Path, typer.Argument(help="The bundle to write (.tar.gz).")],
+    with_cache: Annotated[bool, typer.Option(
+        "--with-cache/--without-cache",
+        help="Include the cache entries the run used, so that the bundle replays with "
+        "--cache-mode cache-only and no judge call.")] = False,
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="The cache the run used (default: the one its config.json names).")] = None,
+) -> None:
+    """Write a reproducibility bundle: the run directory, its input files (when unchanged since
+    the run), the prompt templates its scorers used, with --with-cache the cache entries it
+    used, and MANIFEST.json with sha256 sums and the replay command (the run's own command
+    pointed into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the
+    cache lacks an entry the run used; nothing is written then."""
+    from judge.runs.export import export_run
+    from judge.runs.store import load_run
+
+    try:
+        r = export_run(load_run(run), out_file, cache_dir, with_cache)
+    except InputError as exc:
+        fail(exc)
+    say(f"bundle written to {r.path}: {r.entries} cache entries, inputs "
+        f"{', '.join(r.inputs) or 'none'}, {len(r.templates)} template files")
+    for role, why in r.inputs_missing.items():
+        say(f"  input {role} not included: {why}")
+    say("replay: tar xzf BUNDLE, cd into its folder, then: " + " ".join(r.replay))

@@ -70,7 +70,8 @@ async def swap_probe(judge: Judge, verdict_rows: Sequence[Mapping[str, Any]], ct
 
     Returns:
         ``(rows, summary)``: one row per sampled pair ``{"item_id", "pred", "truth", "score",
-        "swapped_score", "swapped_outcome", "delta", "flip", "swapped_rationale"}`` (``delta`` =
+        "swapped_score", "swapped_outcome", "delta", "flip", "swapped_rationale",
+        "swapped_cache_key"}`` (``delta`` =
         score − swapped score, None when the swapped call failed) and
         :func:`judge.probes.stats.swap_summary` plus ``fraction``, ``seed``, ``sampled`` and
         ``failed`` (swapped verdicts by failure outcome).
@@ -95,7 +96,8 @@ async def swap_probe(judge: Judge, verdict_rows: Sequence[Mapping[str, Any]], ct
                          "swapped_outcome": "no_verdict" if v is None else v.outcome,
                          "delta": None if sw is None else s - sw,
                          "flip": None if sw is None else (s > tau) != (sw > tau),
-                         "swapped_rationale": "" if v is None else v.rationale})
+                         "swapped_rationale": "" if v is None else v.rationale,
+                         "swapped_cache_key": None if v is None else v.cache_key})
     ctx.item_id = None
     done = [r for r in rows if r["swapped_score"] is not None]
     failed: dict[str, int] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 
 import pytest
@@ -37,9 +38,15 @@ def test_run_returns_the_result_without_its_repr() -> None:
 @pytest.mark.skipif(sys.version_info[:2] not in ((3, 11), (3, 12)),
                     reason="the repr is built by asyncio.run's SIGINT restore in 3.11/3.12")
 def test_plain_asyncio_run_builds_the_repr_here() -> None:
-    # the defect aio.run avoids, shown on this Python (so the test above can fail)
-    Tattletale.reprs = 0
-    asyncio.run(_make())
+    # the defect aio.run avoids, shown on this Python (so the test above can fail). asyncio.run
+    # installs (and later restores) its SIGINT handler only over Python's default one, which a
+    # shell's background job lacks (SIGINT ignored): set it, as in a foreground process
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        Tattletale.reprs = 0
+        asyncio.run(_make())
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert Tattletale.reprs >= 1
 
 

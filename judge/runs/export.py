@@ -1,0 +1,276 @@
+"""``simjudge export RUN --with-cache OUT.tar.gz``: a run, the cache entries it used, its input
+files and its prompt templates in one archive, so that ``simjudge eval … --cache-mode
+cache-only`` on another machine reproduces the run with no judge call.
+
+Archive layout (one top folder, the bundle's name)::
+
+    NAME/run/…             the run directory (config.json, summary.json, *.jsonl, report.html)
+    NAME/cache/…           a diskcache directory holding exactly the entries the run used
+    NAME/input/…           the run's input files (data, --functions, --gold, --tau-from) whose
+                           sha256 still matches config.json
+    NAME/prompts/…         the templates of the scorers its verdicts name, and versions.lock
+    NAME/MANIFEST.json     what is inside, sha256 of every file, the entries, and ``replay``:
+                           the run's own command with its paths pointed into the bundle and
+                           ``--cache-dir cache --cache-mode cache-only --out replay``
+
+The entries a run used are the ``cache_key`` of every verdict (an embedding judge's
+``KEY(pred)+KEY(truth)`` gives both) and every swap-probe row's ``swapped_cache_key``. Cache
+values hold raw answers and usage only — never an API key (:func:`judge.cache.cache_key`
+refuses credential-like parts) — so the bundle holds none either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge.cache import JudgeCache
+from judge.errors import InputError
+from judge.runs.record import RunRecord
+
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+_INPUT_FLAGS = {"functions": "--functions", "gold": "--gold", "tau_from": "--tau-from"}
+_DROP_FLAGS = ("--out", "--cache-dir", "--cache-mode")
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_run` wrote.
+
+    Attributes:
+        path: the archive.
+        entries: cache entries copied (>= 0).
+        inputs: input files copied, by role (``data``, ``functions``, ``gold``, ``tau_from``).
+        inputs_missing: roles whose file was absent or changed since the run (not copied).
+        templates: template files copied (paths relative to ``prompts/``).
+        replay: the command that replays the run from the unpacked bundle's folder.
+    """
+
+    path: Path
+    entries: int
+    inputs: dict[str, str] = field(default_factory=dict)
+    inputs_missing: dict[str, str] = field(default_factory=dict)
+    templates: list[str] = field(default_factory=list)
+    replay: list[str] = field(default_factory=list)
+
+
+def used_cache_keys(record: RunRecord) -> list[str]:
+    """The cache keys a run used, sorted: every verdict's ``cache_key`` (``A+B`` split) and
+    every ``swap_probe.jsonl`` row's ``swapped_cache_key``; anything that is not a sha256 hex
+    key (a table judge's, a run's without keys) is skipped."""
+    found: set[str] = set()
+    raw = [v.get("cache_key") for v in record.verdict_rows()]
+    raw += [r.get("swapped_cache_key") for r in record.extra.get("swap_probe.jsonl", [])]
+    for k in raw:
+        for part in str(k or "").split("+"):
+            if _KEY.match(part):
+                found.add(part)
+    return sorted(found)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _resolve(path: str, bases: Sequence[Path]) -> Path:
+    """``path`` itself when absolute, else the first of ``bases / path`` that exists (else the
+    first)."""
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    return next((b / p for b in bases if (b / p).exists()), bases[0] / p)
+
+
+def _inputs(record: RunRecord, bases: Sequence[Path]) -> tuple[dict[str, Path], dict[str, str]]:
+    """Input files by role whose sha256 matches config.json, and the reasons for the others.
+    Relative paths are looked up under each of ``bases`` (where the run may have started)."""
+    cfg = record.config.model_dump()
+    found: dict[str, Path] = {}
+    missing: dict[str, str] = {}
+    for role in ("data", *_INPUT_FLAGS):
+        entry = cfg.get(role)
+        if not isinstance(entry, Mapping) or not entry.get("path"):
+            continue
+        p = _resolve(str(entry["path"]), bases)
+        if not p.is_file():
+            missing[role] = f"{entry['path']}: not found"
+        elif entry.get("sha256") and _sha256(p) != entry["sha256"]:
+            missing[role] = f"{entry['path']}: changed since the run (sha256 differs)"
+        else:
+            found[role] = p
+    return found, missing
+
+
+def _templates(record: RunRecord) -> tuple[Path, list[str]]:
+    """The prompts folder and, relative to it, the template files of the scorers named by the
+    run's verdicts (``name@vN`` → ``name/vN.jinja``), plus ``versions.lock``."""
+    from importlib import resources
+
+    root = Path(str(resources.files("prompts")))
+    out: set[str] = set()
+    for v in record.verdict_rows():
+        name, _, version = str(v.get("scorer") or "").partition("@")
+        if name and version and (root / name / f"{version}.jinja").is_file():
+            out.add(f"{name}/{version}.jinja")
+    if out and (root / "versions.lock").is_file():
+        out.add("versions.lock")
+    return root, sorted(out)
+
+
+def replay_command(command: Sequence[str], inputs: Mapping[str, str],
+                   originals: Mapping[str, str], with_cache: bool = True) -> list[str]:
+    """The run's command pointed into the bundle: each input path token (``originals[role]``,
+    as written on the command line, alone or as ``--flag=PATH``) replaced by ``inputs[role]``;
+    ``--out``, ``--cache-dir`` and ``--cache-mode`` dropped with their values; then
+    ``--cache-dir cache --cache-mode cache-only --out replay`` appended (``--out replay`` only
+    when ``with_cache`` is False: that replay calls the judges again).
+
+    Args:
+        command: ``config.json``'s ``command`` (``["simjudge", "eval", …]``).
+        inputs: role → path inside the bundle (``input/data.jsonl``).
+        originals: role → the path as config.json records it.
+    """
+    swap = {originals[r]: inputs[r] for r in inputs if r in originals}
+    out: list[str] = []
+    skip = False
+    for tok in command:
+        if skip:
+            skip = False
+            continue
+        flag, eq, value = tok.partition("=")
+        if flag in _DROP_FLAGS:
+            skip = not eq
+            continue
+        if eq and value in swap:
+            out.append(f"{flag}={swap[value]}")
+        else:
+            out.append(swap.get(tok, tok))
+    cache = ["--cache-dir", "cache", "--cache-mode", "cache-only"] if with_cache else []
+    return [*out, *cache, "--out", "replay"]
+
+
+def _add_file(tar: tarfile.TarFile, path: Path, arcname: str) -> None:
+    info = tar.gettarinfo(str(path), arcname)
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    with open(path, "rb") as fh:
+        tar.addfile(info, fh)
+
+
+def _add_bytes(tar: tarfile.TarFile, data: bytes, arcname: str) -> None:
+    info = tarfile.TarInfo(arcname)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _files(root: Path) -> Iterable[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache: bool = True,
+               started_in: Path | None = None) -> ExportResult:
+    """Write the bundle of ``record`` to ``out`` (a ``.tar.gz``; see the module docstring).
+
+    Args:
+        record: a loaded run (``record.path`` set).
+        out: the archive to write; it is written to a temporary name and renamed when complete,
+            so nothing half-written is left.
+        cache_dir: the cache the run used (None = the one its config.json names, else the
+            default).
+        with_cache: copy the entries the run used (False: run, inputs and templates only; the
+            replay then calls the judges).
+        started_in: the folder the run was started from, for config.json's relative paths
+            (cache, inputs); default: the current folder, then the run directory's parent.
+
+    Returns:
+        :class:`ExportResult`.
+
+    Raises:
+        InputError: the run has no path, ``out`` does not end in ``.tar.gz``, the cache is
+            missing, or some entries the run used are not in it (the message gives how many
+            and the first key) — checked before anything is written.
+    """
+    if record.path is None:
+        raise InputError("the run has no directory")
+    run_dir = Path(record.path)
+    if not out.name.endswith(".tar.gz"):
+        raise InputError(f"{out}: the bundle must be a .tar.gz file", field="out")
+    cfg = record.config.model_dump()
+    bases = [started_in] if started_in is not None else [Path.cwd(), run_dir.parent]
+    if cache_dir is None and isinstance(cfg.get("cache"), Mapping):
+        d = cfg["cache"].get("directory")
+        cache_dir = _resolve(str(d), bases) if d else None
+    keys = used_cache_keys(record) if with_cache else []
+    cache = JudgeCache(cache_dir, mode="read-only")
+    if keys and not (cache.directory / "cache.db").exists():
+        raise InputError(f"no cache at {cache.directory}: give --cache-dir", field="cache_dir")
+    entries: dict[str, Any] = {}
+    try:
+        for k in keys:
+            v = cache.get(k)
+            if v is not None:
+                entries[k] = v
+    finally:
+        cache.close()
+    lost = [k for k in keys if k not in entries]
+    if lost:
+        raise InputError(f"{len(lost)} of the {len(keys)} cache entries the run used are not in "
+                         f"{cache.directory} (first: {lost[0]}); a replay could not be exact",
+                         field="cache_dir")
+    found, missing = _inputs(record, bases)
+    name = out.name.removesuffix(".tar.gz")
+    result = ExportResult(out, len(entries), inputs_missing=missing)
+    originals = {r: str(cfg[r]["path"]) for r in found}
+    result.inputs = {r: f"input/{r}{''.join(p.suffixes[-1:])}" for r, p in found.items()}
+    prompts_root, templates = _templates(record)
+    result.replay = replay_command([str(x) for x in cfg.get("command") or []], result.inputs,
+                                   originals, with_cache)
+    with tempfile.TemporaryDirectory(prefix="simjudge-export-") as tmp:
+        if with_cache:
+            new_cache = JudgeCache(Path(tmp) / "cache")
+            try:
+                new_cache.set_many(entries)
+            finally:
+                new_cache.close()
+            shutil.rmtree(Path(tmp) / "cache" / ".leases", ignore_errors=True)
+        sums: dict[str, str] = {}
+        partial = out.with_name(out.name + ".partial")
+        with tarfile.open(partial, "w:gz") as tar:
+            for p in _files(run_dir):
+                arc = f"run/{p.relative_to(run_dir).as_posix()}"
+                sums[arc] = _sha256(p)
+                _add_file(tar, p, f"{name}/{arc}")
+            for p in _files(Path(tmp) / "cache") if with_cache else []:
+                _add_file(tar, p, f"{name}/cache/{p.relative_to(Path(tmp) / 'cache').as_posix()}")
+            for role, p in found.items():
+                sums[result.inputs[role]] = _sha256(p)
+                _add_file(tar, p, f"{name}/{result.inputs[role]}")
+            for rel in templates:
+                result.templates.append(rel)
+                sums[f"prompts/{rel}"] = _sha256(prompts_root / rel)
+                _add_file(tar, prompts_root / rel, f"{name}/prompts/{rel}")
+            manifest = {"bundle": name, "run": str(run_dir), "task": record.task,
+                        "created_at": cfg.get("created_at"), "cache_entries": len(entries),
+                        "inputs": result.inputs, "inputs_missing": missing,
+                        "templates": result.templates, "sha256": sums,
+                        "replay": result.replay,
+                        "replay_note": "unpack, cd into the bundle's folder and run `replay`; "
+                                       "with cache-only a missing entry stops the run instead "
+                                       "of calling a judge"}
+            _add_bytes(tar, json.dumps(manifest, indent=2, ensure_ascii=False).encode(),
+                       f"{name}/MANIFEST.json")
+        partial.replace(out)
+    return result

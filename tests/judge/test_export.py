@@ -1,0 +1,136 @@
+"""``simjudge export RUN OUT.tar.gz --with-cache``: the bundle replays the run exactly with
+``--cache-mode cache-only`` and no server; a cache missing an entry is refused before anything
+is written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+
+import diskcache
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+from judge.runs.export import replay_command, used_cache_keys
+from judge.runs.store import load_run
+from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
+
+runner = CliRunner()
+ITEMS = [{"id": "1", "pred": ["apple", "dog"], "truth": ["Apfel", "Hund", "Katze"]},
+         {"id": "2", "pred": ["eagle"], "truth": ["Esel", "Adler"]}]
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-written")
+
+
+def _rows(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, FakeOpenAIServer]:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "d.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ITEMS), encoding="utf-8")
+    monkeypatch.chdir(work)
+    srv = FakeOpenAIServer(FakeServerConfig(position_bias=0.3))
+    srv.__enter__()
+    args = ["eval", "d.jsonl", "--judge", "openai:fake", "--base-url", srv.base_url, "--out",
+            "run", "--cache-dir", "c", "--probe", "swap=1", "--bootstrap", "50"]
+    monkeypatch.setattr(sys, "argv", ["simjudge", *args])  # config.json records the argv
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return work, srv
+
+
+def test_bundle_replays_exactly_with_no_server(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    work, srv = _run(tmp_path, monkeypatch)
+    calls = len(srv.log)
+    srv.__exit__(None, None, None)  # the server is gone: a replay cannot call it
+    # 3 items' pairs: 2×3 + 1×2 = 8 pairs judged, then each swapped (swap=1): 16 calls, all
+    # with distinct keys (the swapped prompt differs)
+    assert calls == 16
+    record = load_run(work / "run")
+    assert len(used_cache_keys(record)) == 16
+    res = runner.invoke(app, ["export", "run", "bundle.tar.gz", "--with-cache"])
+    assert res.exit_code == 0, res.output
+    assert "16 cache entries" in res.output
+    with tarfile.open(work / "bundle.tar.gz") as tar:
+        names = tar.getnames()
+        tar.extractall(tmp_path / "elsewhere", filter="data")
+    assert {"bundle/MANIFEST.json", "bundle/input/data.jsonl", "bundle/run/config.json",
+            "bundle/cache/cache.db", "bundle/prompts/entity_similarity/v1.jinja",
+            "bundle/prompts/versions.lock"} <= set(names)
+    blob = b"".join((tmp_path / "elsewhere" / n).read_bytes() for n in names
+                    if (tmp_path / "elsewhere" / n).is_file())
+    assert b"sk-test-never-written" not in blob  # no API key anywhere in the bundle
+    shutil.rmtree(work)  # the original run, cache and data are gone
+    bundle = tmp_path / "elsewhere" / "bundle"
+    manifest = json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))
+    assert manifest["cache_entries"] == 16
+    replay = manifest["replay"]
+    assert replay[:3] == ["simjudge", "eval", "input/data.jsonl"]
+    assert replay[-6:] == ["--cache-dir", "cache", "--cache-mode", "cache-only", "--out",
+                           "replay"]
+    monkeypatch.chdir(bundle)
+    res = runner.invoke(app, replay[1:])
+    assert res.exit_code == 0, res.output
+    a = json.loads((bundle / "run" / "summary.json").read_text(encoding="utf-8"))
+    b = json.loads((bundle / "replay" / "summary.json").read_text(encoding="utf-8"))
+    assert b["judge_calls"] == 0 and b["cache_hits"] == 16
+    assert b["metrics"] == a["metrics"] and b["probes"] == a["probes"]
+    assert b["bootstrap"] == a["bootstrap"]
+
+    def key(v: dict) -> tuple:  # type: ignore[type-arg]
+        return (v.get("item_id"), v["pred"], v["truth"])
+
+    va = sorted(_rows(bundle / "run" / "verdicts.jsonl"), key=key)
+    vb = sorted(_rows(bundle / "replay" / "verdicts.jsonl"), key=key)
+    assert [(key(v), v["score"], v["rationale"], v["cache_key"]) for v in va] == \
+        [(key(v), v["score"], v["rationale"], v["cache_key"]) for v in vb]
+
+
+def test_missing_entries_are_refused_and_nothing_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work, srv = _run(tmp_path, monkeypatch)
+    srv.__exit__(None, None, None)
+    res = runner.invoke(app, ["export", "run", "b.tar.gz", "--with-cache", "--cache-dir",
+                              str(tmp_path / "empty")])
+    assert res.exit_code == 2 and "no cache at" in res.output
+    record = load_run(work / "run")
+    first = used_cache_keys(record)[0]
+    with diskcache.Cache(str(work / "c")) as dc:  # lose one entry the run used
+        assert dc.delete(first)
+    res = runner.invoke(app, ["export", "run", "b.tar.gz", "--with-cache"])
+    assert res.exit_code == 2
+    assert "1 of the 16 cache entries the run used are not in" in res.output
+    assert first in res.output
+    assert not list(work.glob("b.tar.gz*"))  # neither the bundle nor a partial file
+    # without the cache the bundle is written; its replay would call the judges again
+    (work / "d.jsonl").write_text("changed\n", encoding="utf-8")
+    res = runner.invoke(app, ["export", "run", "b.tar.gz"])
+    assert res.exit_code == 0, res.output
+    assert "input data not included: d.jsonl: changed since the run" in res.output
+    with tarfile.open(work / "b.tar.gz") as tar:
+        assert not [n for n in tar.getnames() if "/cache/" in n or "/input/" in n]
+    res = runner.invoke(app, ["export", "run", "b.zip"])
+    assert res.exit_code == 2 and ".tar.gz" in res.output
+
+
+def test_replay_command_rewrites_paths_and_cache_flags() -> None:
+    cmd = ["simjudge", "eval", "data/in.jsonl", "--judge", "local", "--out", "r",
+           "--cache-dir=/x/c", "--cache-mode", "read-only", "--functions=fns.json", "--tau",
+           "0.6"]
+    assert replay_command(cmd, {"data": "input/data.jsonl", "functions": "input/functions.json"},
+                          {"data": "data/in.jsonl", "functions": "fns.json"}) == [
+        "simjudge", "eval", "input/data.jsonl", "--judge", "local",
+        "--functions=input/functions.json", "--tau", "0.6", "--cache-dir", "cache",
+        "--cache-mode", "cache-only", "--out", "replay"]
+    assert replay_command(["simjudge", "eval", "a", "--out", "r"], {}, {}, False) == [
+        "simjudge", "eval", "a", "--out", "replay"]  # without the cache: a normal rerun
