@@ -81,7 +81,8 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
 
     Args:
         summary: the summary dict (keys ``task``, ``n_items``, ``metrics``, ``bootstrap``,
-            accounting keys, optional ``panel``).
+            accounting keys, optional ``panel`` and ``bootstrap_tau`` — the τ-aware intervals,
+            shown as a second CI column).
 
     Returns:
         A heading, the metrics table with 95 % CIs, then (when present) function-call error
@@ -95,12 +96,20 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
         head += f", τ {_tau(metrics['tau'])}"
     out: list[RenderableType] = [Text(head, style="bold")]
     ci_head = f"95% CI ({resamples} resamples)" if resamples else "95% CI"
-    table = _table("metric", "value", ci_head)
+    joint: Mapping[str, Any] = (summary.get("bootstrap_tau") or {}).get("ci95", {})
+    table = _table("metric", "value", ci_head, *(["95% CI items × τ"] if joint else []))
     for k, v in metrics.items():
         if k in ("tau", "n_items") or isinstance(v, (dict, list)):
             continue
-        table.add_row(k, num(v), interval(ci95.get(k)))
+        table.add_row(k, num(v), interval(ci95.get(k)),
+                      *([interval(joint.get(k))] if joint else []))
     out.append(table)
+    if joint:
+        bt = summary["bootstrap_tau"]
+        out.append(Text(f"items × τ: each resample also draws τ from the calibration's "
+                        f"{bt.get('tau_samples')} bootstrap τ̂ values ({bt.get('distinct_taus')} "
+                        "distinct drawn), so the interval includes τ's uncertainty",
+                        style="dim"))
     if isinstance(metrics.get("error_types"), Mapping):
         out.append(_error_types(metrics, int(summary.get("n_items") or 0)))
     if isinstance(metrics.get("classes"), list) and metrics["classes"]:

@@ -20,7 +20,7 @@ from judge.errors import InputError
 from judge.items import DEFAULT_MAX_CHARS, Item, check_items
 from judge.judges.base import Judge, JudgeContext
 from judge.runs.record import RunRecord
-from judge.runs.uncertainty import bootstrap_cis
+from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis
 from judge.tasks.base import Judged, Params, Task
 from judge.tasks.registry import get_task
 from judge.versions import package_versions
@@ -142,7 +142,8 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    params: Params | None = None, *, cache: JudgeCache | None = None,
                    config_extra: Mapping[str, Any] | None = None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
-                   seed: int = 0, swap: float = 0.0) -> RunRecord:
+                   seed: int = 0, swap: float = 0.0,
+                   tau_samples: Sequence[float] | None = None) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
     Args:
@@ -159,6 +160,11 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         swap: share of the judged ``ok`` pairs re-judged with pred and truth exchanged, in
             [0, 1] (0 = no order-swap probe; :mod:`judge.probes.swap`). A
             :class:`judge.probes.repeat.Repeats` judge adds the repeat probe's summary.
+        tau_samples: the calibration's bootstrap τ̂ values (``eval --tau-from``,
+            :func:`judge.calibration.taufile.tau_samples`): ``summary.bootstrap_tau`` then holds
+            metric intervals resampling items *and* τ (:func:`judge.runs.uncertainty.
+            joint_tau_cis`), beside the item-only ``summary.bootstrap``; tasks whose metrics
+            cannot be re-matched at another τ get none.
 
     Returns:
         The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
@@ -171,9 +177,22 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         judge.cache.CacheStorageError: the cache refused a write (disk full…): the run stops;
             answers stored before are kept.
     """
-    return evaluate_judged(items, task, judge, params, cache=cache, config_extra=config_extra,
-                           progress_factory=progress_factory, bootstrap=bootstrap,
-                           seed=seed, swap=swap)[0]
+    record = evaluate_judged(items, task, judge, params, cache=cache,
+                             config_extra=config_extra, progress_factory=progress_factory,
+                             bootstrap=bootstrap, seed=seed, swap=swap)[0]
+    if tau_samples:
+        t = get_task(task) if isinstance(task, str) else task
+        tau = (params or Params()).tau
+        if t.rescore(record, tau) is not None:
+            def rows_at(x: float) -> Any:
+                done = t.rescore(record, x)
+                assert done is not None
+                return done[0]
+
+            record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
+                rows_at, t.metrics_from_rows, len(record.item_rows()), tau_samples,
+                bootstrap, seed)
+    return record
 
 
 @dataclass

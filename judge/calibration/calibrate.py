@@ -136,7 +136,8 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
             objs.append(float(sw[objective][j]))
         report["bootstrap"] = {"resamples": n_boot, "skipped": skipped, "seed": seed,
                                "tau_ci95": percentile_ci(taus),
-                               "objective_ci95": percentile_ci(objs)}
+                               "objective_ci95": percentile_ci(objs),
+                               "tau_samples": [round(t, 6) for t in taus]}
     k = min(folds, int(y.sum()), int((~y).sum()))
     if k >= 2:
         per_fold, pooled = [], np.zeros(4, dtype=int)

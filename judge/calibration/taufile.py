@@ -11,6 +11,37 @@ from judge.errors import InputError
 from judge.io import file_sha256
 
 
+def tau_samples(path: Path, judge_id: str) -> list[float] | None:
+    """The bootstrap τ̂ values ``simjudge calibrate`` recorded for ``judge_id``
+    (``judges[id].bootstrap.tau_samples``; one per resample whose labels held both classes),
+    for τ-aware metric intervals (:func:`judge.runs.uncertainty.joint_tau_cis`).
+
+    Args:
+        path: a ``calibration.json`` already read by :func:`tau_from_calibration`.
+        judge_id: the calibrated judge's id.
+
+    Returns:
+        The values, or None when the file has none (``--bootstrap 0``, an older simjudge).
+
+    Raises:
+        InputError: the samples are not a list of numbers in [0, 1] (field named).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        got = data["judges"][judge_id].get("bootstrap", {}).get("tau_samples")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+            AttributeError):
+        return None
+    if got is None:
+        return None
+    if not isinstance(got, list) or not all(
+            isinstance(t, (int, float)) and not isinstance(t, bool) and 0.0 <= t <= 1.0
+            for t in got):
+        raise InputError("tau_samples must be a list of numbers in [0, 1]", path,
+                         field=f"judges.{judge_id}.bootstrap.tau_samples")
+    return [float(t) for t in got] or None
+
+
 def tau_from_calibration(path: Path, judge_id: str) -> tuple[float, dict[str, Any]]:
     """The τ calibrated for ``judge_id`` in ``path``, and its provenance for ``config.json``.
 

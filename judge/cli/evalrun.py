@@ -113,6 +113,12 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     check_min("repeats", r.repeats, 1)
     options = judge_options(**r.judge_flags)
     judge, tau, calibration = _judge(r, task, options)  # built, so checked, before any data
+    samples = None
+    if calibration is not None and r.tau_from is not None:
+        from judge.calibration.taufile import tau_samples
+
+        samples = tau_samples(r.tau_from, calibration["judge"])
+        calibration["tau_samples"] = len(samples or [])
     if r.repeats > 1 and judge is None:
         raise InputError(f"--repeats needs a judge, and --task {task.name} uses none here",
                          field="repeats")
@@ -138,7 +144,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     try:
         record = run_evaluation(items, task, judge, params, cache=cache, config_extra=extra,
                                 progress_factory=progress_factory, bootstrap=r.bootstrap,
-                                seed=r.seed, swap=swap)
+                                seed=r.seed, swap=swap, tau_samples=samples)
     finally:
         cache.close()
     record.path = write_run(record, run_dir, r.overwrite)

@@ -1,6 +1,8 @@
 """Bootstrap confidence intervals of dataset metrics, resampling items.
 
 * :func:`bootstrap_cis`: 95 % percentile interval of each metric of one run;
+* :func:`joint_tau_cis`: the same intervals with τ resampled too, from a calibration's
+  bootstrap τ̂ values (``eval --tau-from``), so they include the uncertainty of the chosen τ;
 * :func:`paired_bootstrap`: for two runs over the same items, the difference B − A of each
   metric with a 95 % percentile interval, both runs resampled with the **same** item indices in
   every replicate (a paired bootstrap: item difficulty cancels out).
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from metrics import bootstrap_indices, percentile_ci
 
@@ -46,6 +50,51 @@ def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int
             reps.setdefault(k, []).append(v)
     return {"resamples": n_boot, "seed": seed,
             "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
+
+
+def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items: int,
+                  tau_samples: Sequence[float], n_boot: int = 1000, seed: int = 0
+                  ) -> dict[str, Any]:
+    """95 % percentile intervals of each dataset metric that carry τ's uncertainty too: resample
+    b draws the items with replacement (:func:`metrics.bootstrap_indices`, as
+    :func:`bootstrap_cis` with the same seed) *and* a τ*_b uniformly from ``tau_samples`` (the
+    calibration's own bootstrap distribution of τ̂), and computes the metrics of those items
+    matched at τ*_b.
+
+    Args:
+        rows_at: τ → the run's item rows re-matched at that τ (called once per distinct τ*).
+        metric_fn: item rows → ``{metric: value}`` (the task's ``metrics_from_rows``).
+        n_items: items in the run.
+        tau_samples: bootstrap τ̂ values in [0, 1] from ``simjudge calibrate`` (non-empty).
+        n_boot: resamples, >= 0 (0 = no intervals); seed: their seed.
+
+    Returns:
+        ``{"resamples", "seed", "tau_samples" (how many), "distinct_taus", "ci95": {metric:
+        [low, high]}}``; no intervals when ``n_boot`` is 0 or there are fewer than two items.
+
+    Raises:
+        ValueError: ``tau_samples`` is empty.
+
+    Source: the joint (two-stage) bootstrap of a plug-in estimate with an estimated nuisance
+    parameter — Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 6 and 13.
+    """
+    if not tau_samples:
+        raise ValueError("joint_tau_cis: no τ samples")
+    if n_boot <= 0 or n_items < 2:
+        return {"resamples": 0, "seed": seed, "tau_samples": len(tau_samples),
+                "distinct_taus": 0, "ci95": {}}
+    rng = np.random.default_rng([seed, 1])
+    taus = [float(tau_samples[i]) for i in rng.integers(0, len(tau_samples), n_boot)]
+    at: dict[float, Rows] = {}
+    reps: dict[str, list[float]] = {}
+    for t, idx in zip(taus, bootstrap_indices(n_items, n_boot, seed), strict=True):
+        rows = at.get(t)
+        if rows is None:
+            rows = at[t] = rows_at(t)
+        for k, v in metric_fn([rows[i] for i in idx]).items():
+            reps.setdefault(k, []).append(v)
+    return {"resamples": n_boot, "seed": seed, "tau_samples": len(tau_samples),
+            "distinct_taus": len(at), "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
 
 def paired_bootstrap(metric_fn: MetricFn, rows_a: Rows, rows_b: Rows, n_boot: int = 1000,
