@@ -129,8 +129,13 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     the metrics table with bootstrap 95 % CIs, rounded like ``eval``'s, then the probe lines
     (swap/repeat flip rates at this τ) when the run has probes."""
     tau = result.get("tau")
-    source = "--tau" if result.get("tau_source") == "option" else "the run's own τ"
-    head = f"simjudge rescore — τ {_tau(tau)} ({source})"
+    flag = str(result.get("tau_flag", "--tau"))
+    name = "arg τ" if flag == "--arg-tau" else "τ"
+    source = flag if result.get("tau_source") == "option" else f"the run's own {name}"
+    head = (f"simjudge rescore — {name} {_tau(tau)} ({source})" if tau is not None else
+            "simjudge rescore — no argument judge: exact argument equality (τ does not apply)"
+            if flag == "--arg-tau" else
+            "simjudge rescore — no threshold: metrics recomputed from the run's input files")
     if result.get("vote"):
         head += f", vote {result['vote']}, quorum {num(result.get('quorum'))}"
     boot = result.get("bootstrap") or {}
@@ -139,7 +144,7 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     table = _table("metric", "value",
                    f"95% CI ({resamples} resamples)" if resamples else "95% CI")
     for k, v in (result.get("metrics") or {}).items():
-        if k in ("tau", "n_items") or isinstance(v, (dict, list)):
+        if k in ("tau", "arg_tau", "n_items") or isinstance(v, (dict, list)):
             continue
         table.add_row(k, num(v), interval(ci95.get(k)))
     from judge.probes.text import probe_lines

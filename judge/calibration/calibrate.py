@@ -165,25 +165,25 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
 
 
 def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[float]]:
-    """A stored run's macro/micro fuzzy P/R/F1 at each τ, re-scored by its task with no judge
-    call (tasks that match at τ: ``selection``, ``spans``).
+    """A stored run's metrics (its task's ``curve_metrics``: fuzzy P/R/F1 for ``selection`` and
+    ``spans``; accuracy, fn_acc_all… for ``function-call``) at each τ (function calls: each
+    argument τ), re-scored by its task with no judge call.
 
     Raises:
-        InputError: the run's task cannot be re-scored, or its rows store no scores.
+        InputError: the run's task cannot be re-scored, its rows store no scores, or (function
+            calls) its input files are gone or changed.
     """
     from judge.errors import InputError
     from judge.tasks.registry import get_task
 
     task = get_task(record.task)
-    out: dict[str, list[float]] = {k: [] for k in (
-        "macro_precision", "macro_recall", "macro_f1", "micro_precision", "micro_recall",
-        "micro_f1")}
+    out: dict[str, list[float]] = {k: [] for k in task.curve_metrics}
     for t in taus:
-        got = task.rescore(record, float(t)) if task.uses_tau else None
+        got = task.rescore(record, float(t))
         if got is None or not all(k in got[1] for k in out):
-            raise InputError(f"--run needs a run whose fuzzy scores can be recomputed at "
-                             f"another τ (selection, spans; items.jsonl with stored scores), "
-                             f"not --task {record.task}", record.path)
+            raise InputError(f"--run needs a run whose metrics can be recomputed at another "
+                             f"threshold (selection, spans: items.jsonl with stored scores; "
+                             f"function-call), not --task {record.task}", record.path)
         for k in out:
             out[k].append(float(got[1][k]))
     return out
@@ -246,7 +246,6 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     curve = None
     if run_dir is not None:  # before anything is written
         stored = load_run(run_dir)
-        run_config = stored.config
         taus = [round(float(t), 4) for t in np.linspace(0.0, 0.99, 100)]
         curve = run_tau_curve(stored, taus)
     chosen = {j: r["tau"] for j, r in reports.items() if r["tau"] is not None}
@@ -266,15 +265,20 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               tmp / "pr.png"),
         }
         if curve is not None:
+            from judge.tasks.registry import get_task
+
+            run_task = get_task(stored.task)
             run_judge = stored.judge_id
-            marks = {f"run τ ({run_config.tau})": float(run_config.tau or 0.7)}
+            run_tau = run_task.run_tau(stored)
+            name = "arg τ" if run_task.tau_flag == "--arg-tau" else "τ"
+            marks = {f"run {name} ({run_tau})": float(run_tau)} if run_tau is not None else {}
             if run_judge in chosen:
                 marks[f"calibrated τ ({run_judge})"] = chosen[run_judge]
             plots["run_tau.png"] = plot_run_tau(taus, curve, marks,
-                                                f"run {Path(run_dir).name}: fuzzy scores vs τ",
+                                                f"run {Path(run_dir).name}: scores vs {name}",
                                                 tmp / "run_tau.png")
             result["run"] = {"path": str(run_dir), "judge": run_judge,
-                             "tau": run_config.tau, "judge_calls": 0,
+                             "tau": run_tau, "judge_calls": 0,
                              "curve": {"tau": taus, **curve}}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")
         (tmp / "calibration.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")

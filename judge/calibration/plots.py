@@ -117,14 +117,16 @@ def plot_pr(sweeps: Mapping[str, Mapping[str, np.ndarray]], chosen: Mapping[str,
 
 def plot_run_tau(taus: list[float], curve: Mapping[str, list[float]], marks: Mapping[str, float],
                  title: str, path: Path) -> dict[str, Any]:
-    """A run's fuzzy macro precision/recall/F1 against τ, with τ values marked."""
+    """A run's metrics against τ — the first three of ``curve`` (selection: fuzzy macro
+    F1/precision/recall; function calls: accuracy, fn_acc_all, fn_acc_name against the
+    argument τ) — with τ values marked."""
     fig, ax = plt.subplots(figsize=SIZE_INCHES)
-    for key, style in (("macro_f1", "-"), ("macro_precision", ":"), ("macro_recall", "-.")):
+    for key, style in zip(list(curve)[:3], ("-", ":", "-."), strict=False):
         ax.plot(taus, curve[key], ls=style, lw=2, label=key.replace("_", " "))
     for k, (name, t) in enumerate(marks.items()):
         ax.axvline(t, color=f"C{k + 3}", ls="--", lw=1, label=f"{name} = {t:.3f}")
     ax.set_xlabel("τ")
-    ax.set_ylabel("fuzzy score")
+    ax.set_ylabel("score")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
     _legend(ax, fontsize=8, loc="best")

@@ -47,18 +47,24 @@ def audit_command(
 
 
 def rescore_command(
-    run: Annotated[Path, typer.Argument(help="A run directory (selection, spans).")],
+    run: Annotated[Path, typer.Argument(
+        help="A run directory (selection, spans, function-call).")],
     tau: Annotated[float | None, typer.Option(
         help="The new τ (default: the run's own τ, from its config.json).")] = None,
+    arg_tau: Annotated[float | None, typer.Option(
+        help="Function-call runs: the argument judge's new threshold (default: the run's "
+        "own); the items are read again from the run's input files.")] = None,
     vote: Annotated[str | None, typer.Option(help="Panel runs: another vote.")] = None,
     quorum: Annotated[int | None, typer.Option(help="Panel runs: another quorum.")] = None,
     bootstrap: Bootstrap = 1000, seed: Seed = 0,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the JSON here.")] = None,
 ) -> None:
     """Recompute matching and metrics from a run's stored verdicts, with no judge call
-    (τ sensitivity, vote-rule ablation). Without --tau (or --vote/--quorum) the run's own value
-    is used, which reproduces the run's metrics; the τ used is printed. Exit status 2 on bad
-    input (also a run whose task cannot be re-scored)."""
+    (τ sensitivity, vote-rule ablation; function-call runs: --arg-tau, re-checking the calls
+    read again from the run's unchanged input files). Without --tau/--arg-tau (or
+    --vote/--quorum) the run's own value is used, which reproduces the run's metrics; the τ
+    used is printed. Exit status 2 on bad input (also a run whose task cannot be
+    re-scored)."""
     from judge.cli.checks import check_min
     from judge.display import print_all, rescore_summary
     from judge.runs.atomic import dumps
@@ -68,7 +74,7 @@ def rescore_command(
     try:
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("quorum", quorum, 1)
-        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed)
+        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed, arg_tau)
     except InputError as exc:
         fail(exc)
     print_all(out, rescore_summary(result))

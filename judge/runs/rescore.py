@@ -16,46 +16,60 @@ from judge.runs.record import RunRecord
 from judge.runs.uncertainty import bootstrap_cis
 
 
-def _run_tau(record: RunRecord) -> float:
-    tau = record.config.tau
-    if not isinstance(tau, (int, float)) or isinstance(tau, bool):
-        raise InputError(f"config.json has no numeric tau ({tau!r}): give --tau",
-                         record.path, field="tau")
-    return float(tau)
-
-
 def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None,
-            quorum: int | None = None, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+            quorum: int | None = None, n_boot: int = 1000, seed: int = 0,
+            arg_tau: float | None = None) -> dict[str, Any]:
     """Metrics of a stored run at τ (and, for panels, another vote or quorum).
 
     Args:
-        record: a stored run whose task can be re-scored (``selection``).
+        record: a stored run whose task can be re-scored (``selection``, ``spans``,
+            ``function-call``).
         tau: the threshold in [0, 1]; None = the run's own τ (``config.json``), which
             reproduces the run's metrics.
+        arg_tau: function-call runs instead of ``tau``: the argument judge's threshold in
+            [0, 1] (None = the run's own ``--arg-tau``); the items are read again from the
+            run's input files.
         rule, quorum: panel runs: another vote (:data:`judge.judges.panel.VOTES`) / quorum in
             1..members (None = the run's).
         n_boot, seed: bootstrap resamples (>= 0) and seed of the CIs.
 
     Returns:
-        ``{"run", "tau", "tau_source" ("run" or "option"), "vote", "quorum",
+        ``{"run", "tau", "tau_flag" (``--tau`` or ``--arg-tau``), "tau_source" ("run" or
+        "option"), "vote", "quorum",
         "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``, plus ``"probes"`` when the
         run has swap/repeat probes: their flip rates recomputed at τ from the probe rows
         (:func:`judge.probes.retau.probes_at`).
 
     Raises:
-        InputError: τ outside [0, 1] or missing from the run; a vote/quorum for a run that is
-            not a panel, an unknown vote or a quorum out of range; an unknown task or one that
-            cannot be re-scored.
+        InputError: τ outside [0, 1] or missing from the run; ``--tau`` for a function-call
+            run or ``--arg-tau`` for another; a vote/quorum for a run that is not a panel, an
+            unknown vote or a quorum out of range; an unknown task or one that cannot be
+            re-scored; a function-call run whose input files are gone or changed.
     """
     from judge.judges.panel import VOTES
     from judge.tasks.registry import get_task
 
     task = get_task(record.task)
+    flag = task.tau_flag
+    if not flag and (tau is not None or arg_tau is not None):
+        raise InputError(f"{record.task} runs have no threshold: their metrics are recomputed "
+                         "from the run's input files; give no --tau/--arg-tau", record.path,
+                         field="tau")
+    given, wrong = (arg_tau, tau) if flag == "--arg-tau" else (tau, arg_tau)
+    if wrong is not None:
+        other = "--tau" if flag == "--arg-tau" else "--arg-tau"
+        raise InputError(f"{other} does not apply to {record.task} runs: give {flag}",
+                         record.path, field=other.lstrip("-"))
     source = "option"
-    if tau is None:
-        tau, source = _run_tau(record), "run"
+    if given is None:
+        given, source = task.run_tau(record), "run"
+        if given is None and flag == "--tau":
+            raise InputError(f"config.json has no numeric tau ({record.config.tau!r}): give "
+                             "--tau", record.path, field="tau")
+    tau = 0.0 if given is None else given  # a function-call run without argument judge
     if not 0.0 <= tau <= 1.0:
-        raise InputError(f"tau must be in [0, 1], got {tau}", field="tau")
+        raise InputError(f"{flag.lstrip('-')} must be in [0, 1], got {tau}",
+                         field=flag.lstrip("-"))
     judge = record.config.judge or {}
     is_panel = judge.get("backend") == "panel"
     if not is_panel and (rule is not None or quorum is not None):
@@ -79,7 +93,8 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
 
     probes = probes_at(record.summary.model_dump().get("probes") or {}, record.extra, tau,
                        n_boot, seed)
-    return {"run": str(record.path), "tau": tau, "tau_source": source, "vote": rule,
+    return {"run": str(record.path), "tau": given, "tau_flag": flag, "tau_source": source,
+            "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
             "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),
             "items": rows, **({"probes": probes} if probes else {})}

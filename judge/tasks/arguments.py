@@ -15,7 +15,7 @@ judges) score each distinct value pair once; their verdict is then recorded for 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from judge.items import Item
@@ -135,14 +135,28 @@ async def judge_arguments(items: Sequence[Item], fmt: str, judge: Judge, ctx: Ju
     """
     keys = argument_pairs(items, fmt)
     found = await _judge_keys(keys, judge, ctx) if keys else {}
-    same = {k for k, v in found.items()
-            if v.outcome == "ok" and v.score is not None and v.score > tau}
+    equivalent = equivalence(((k, v.outcome, v.score) for k, v in found.items()), tau)
+    verdicts: list[Verdict] = [found[k] for k in keys if k in found]  # each an ArgVerdict
+    return equivalent, verdicts
+
+
+def equivalence(verdicts: Iterable[tuple[ArgKey, str, float | None]], tau: float
+                ) -> ArgEquivalent:
+    """The :data:`ArgEquivalent` test of judged argument values at ``tau``.
+
+    Args:
+        verdicts: ``((function, parameter, predicted, gold), outcome, score)`` per judged key
+            (from a run's judge calls, or from its stored verdict rows by ``rescore``).
+        tau: a key is equivalent when its outcome is ``ok`` and its score is strictly above
+            ``tau`` (in [0, 1]); numbers are never judged equivalent (they compare by value).
+    """
+    same = {k for k, outcome, score in verdicts
+            if outcome == "ok" and score is not None and score > tau}
 
     def equivalent(function: str, parameter: str, pred: str, gold: str) -> bool:
         return not is_number(pred) and (function, parameter, pred, gold) in same
 
-    verdicts: list[Verdict] = [found[k] for k in keys if k in found]  # each an ArgVerdict
-    return equivalent, verdicts
+    return equivalent
 
 
 

@@ -164,6 +164,9 @@ class Task(abc.ABC):
         no_judge_reason: why a task without ``--judge`` refuses it (shown in the error).
         probe_reason: why the judge probes (``--probe swap``) cannot run on this task's
             verdicts, or None when they can (:mod:`judge.probes`).
+        tau_flag: the ``rescore`` flag of the threshold :meth:`rescore` varies (``--tau``;
+            function calls: ``--arg-tau``).
+        curve_metrics: the metrics ``calibrate --run`` draws against that threshold.
     """
 
     name: ClassVar[str]
@@ -177,6 +180,21 @@ class Task(abc.ABC):
     no_judge_reason: ClassVar[str] = ""
     probe_reason: ClassVar[str | None] = None
     """Why the task takes no similarity judge (``--judge`` is refused with this reason)."""
+    tau_flag: ClassVar[str] = "--tau"
+    """The threshold flag of ``rescore``; "" for the tasks without one (their rescore
+    recomputes the run's metrics from its input files)."""
+    curve_metrics: ClassVar[tuple[str, ...]] = (
+        "macro_f1", "macro_precision", "macro_recall", "micro_precision", "micro_recall",
+        "micro_f1")
+
+    def run_tau(self, record: RunRecord) -> float | None:
+        """The threshold the run used for what :meth:`rescore` varies (default
+        ``config.json``'s ``tau``; None for a task without one)."""
+        if not self.tau_flag:
+            return None
+        tau = record.config.tau
+        return float(tau) if isinstance(tau, (int, float)) and not isinstance(tau, bool) \
+            else None
 
     # ------------------------------------------------------------------ input
     def load(self, source: Source) -> list[Item]:
@@ -250,8 +268,25 @@ class Task(abc.ABC):
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
                 quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
         """Rows and metrics of a stored run at τ (panels: another vote/quorum), with no judge
-        call; None when the task cannot be re-scored."""
-        return None
+        call; None when the task cannot be re-scored.
+
+        Default, for the tasks that use no judge (``judgment``, ``generation``,
+        ``multilabel``, ``ranking``: no threshold, ``tau`` ignored): the items are read again
+        from the run's input files (:func:`judge.runs.inputs.run_source`, sha256-checked) and
+        scored by the current metric code with the run's ``zero_division`` — the run's own
+        metrics unless the metric code changed since. Tasks with a judge override it (or
+        return None).
+
+        Raises:
+            InputError: an input file of the run is missing or changed since the run.
+        """
+        if self.judge_option is not None:
+            return None
+        from judge.runs.inputs import run_source
+
+        cfg = record.config
+        items = self.load(run_source(record))
+        return self.score(items, Judged(), Params(zero_division=float(cfg.zero_division)))
 
     # ------------------------------------------------------------------ audit report
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:

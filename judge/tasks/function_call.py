@@ -13,6 +13,7 @@ call: each parameter's first acceptable value. An optional argument judge (``--a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,6 +37,7 @@ from metrics.fc_check import ERROR_TYPES, check_item, names_match
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
+    from judge.runs.record import RunRecord
 
 DEFAULT_FIELDS = ("pred_fn", "gold_fn")
 SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
@@ -133,6 +135,13 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
     return rows, metrics
 
 
+@functools.lru_cache(maxsize=4)
+def _load_once(task: Task, source: Source) -> list[Item]:
+    """``task.load(source)``, kept for the next call with the same source (``calibrate --run``
+    re-scores one run at 100 thresholds); the sources are sha256-checked before each call."""
+    return task.load(source)
+
+
 def _shown_pred(item: Item, fmt: str, decoded: list[dict[str, Any]] | None) -> Any:
     """The prediction for ``items.jsonl`` and the audit report: ``[{"name", "arguments"}]`` in
     the order ``matching`` indexes, or the raw model output when it could not be parsed."""
@@ -195,6 +204,45 @@ class FunctionCallTask(Task):
         """Accuracy (share of correct items) and the means of seed 003's metrics."""
         return {"accuracy": float(np.mean([bool(r.get("correct")) for r in rows])),
                 **mean_of(SEED_METRICS)(rows)}
+
+    tau_flag: ClassVar[str] = "--arg-tau"
+    curve_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "fn_acc_all", "fn_acc_name",
+                                                "rouge-l", "bleu-4")
+
+    def run_tau(self, record: RunRecord) -> float | None:
+        """The run's ``--arg-tau`` (``summary.json``'s ``arg_judge.tau``); None without an
+        argument judge."""
+        arg = record.summary.model_dump().get("arg_judge") or {}
+        tau = arg.get("tau")
+        return float(tau) if isinstance(tau, (int, float)) else None
+
+    def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
+                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+        """Re-check every call with the argument judge's stored verdicts at another
+        ``--arg-tau`` (no judge call): the items are read again from the run's input files
+        (:func:`judge.runs.inputs.run_source`, sha256-checked) and each stored argument
+        verdict (``function``, ``parameter``, pred, truth, outcome, score) decides equivalence
+        at ``tau`` (:func:`judge.tasks.arguments.equivalence`). A run without an argument
+        judge re-checks with exact equality (τ does not apply). At the run's own arg τ the
+        result is the run's own.
+
+        Raises:
+            InputError: an input file of the run is missing or changed since the run.
+        """
+        from judge.runs.inputs import run_source
+        from judge.tasks.arguments import equivalence
+
+        items = _load_once(self, run_source(record))
+        equivalent = None
+        if self.run_tau(record) is not None:
+            equivalent = equivalence(
+                (((v["function"], v["parameter"], v["pred"], v["truth"]),
+                  str(v.get("outcome", "ok")), v.get("score"))
+                 for v in record.verdict_rows() if "function" in v and "parameter" in v),
+                tau)
+        rows, metrics = score_function_call(items, str(record.config.model_dump().get(
+            "function_call_format") or "seed"), equivalent)
+        return rows, {"arg_tau": tau if equivalent is not None else None, **metrics}
 
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """The ``calls`` view: gold and predicted calls, verdict and error type."""

@@ -102,10 +102,15 @@ def test_run_without_tau_needs_one() -> None:
 
 
 def test_tasks_that_cannot_be_rescored_say_so() -> None:
-    with pytest.raises(InputError, match="task 'function-call' cannot be re-scored"):
+    # function calls vary --arg-tau, not --tau; tasks without a threshold take neither, and
+    # re-read their input files, which an in-memory record does not name
+    with pytest.raises(InputError, match="--tau does not apply to function-call runs: give "
+                                         "--arg-tau"):
         rescore(load_run(FIXTURES / "function_call"), tau=0.5)
-    with pytest.raises(InputError, match="task 'judgment' cannot be re-scored"):
+    with pytest.raises(InputError, match="judgment runs have no threshold"):
         rescore(judgment_record([True, False]), tau=0.5)
+    with pytest.raises(InputError, match="records no data file"):
+        rescore(judgment_record([True, False]))
     old = selection_record()
     for item in old.items:  # a selection run written before rows stored their scores
         del item.__pydantic_extra__["scores"]  # type: ignore[index]
