@@ -15,6 +15,7 @@ import typer
 from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
+from judge.cli.labels import labels_app
 from judge.cli.leaderboard import leaderboard_command
 from judge.cli.runs import audit_command, compare_command, export_command, rescore_command
 
@@ -34,6 +35,7 @@ app.command("export")(export_command)
 app.command("tasks")(tasks_command)
 app.command("version")(version_command)
 app.add_typer(cache_app, name="cache")
+app.add_typer(labels_app, name="labels")
 
 
 @app.callback()

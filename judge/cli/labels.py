@@ -1,0 +1,67 @@
+"""``simjudge labels merge``: several reviewers' labels in one file, with their agreement."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judge.cli.common import fail, say
+from judge.errors import InputError
+
+labels_app = typer.Typer(help="Combine human labels (audit overrides) of several reviewers.",
+                         no_args_is_help=True)
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write JSONL to a temporary name, then rename: never a half-written file."""
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                   encoding="utf-8")
+    tmp.replace(path)
+
+
+@labels_app.command("merge")
+def merge_command(
+    files: Annotated[list[Path], typer.Argument(
+        help="Label files (audit-page exports or labels JSONL/CSV/TSV), one or more per "
+        "reviewer.")],
+    out: Annotated[Path, typer.Option("--out", help="The merged labels file (JSONL).")],
+    disagreements: Annotated[Path | None, typer.Option(
+        help="Also write the pairs the reviewers disagree on here (JSONL; default "
+        "OUT's name + '-disagreements.jsonl').")] = None,
+) -> None:
+    """Merge reviewers' labels of judged pairs: one row per pair (item id, pred, truth) with
+    every reviewer's label as a list (the several-annotator form calibrate and leaderboard
+    read), reviewers, times and notes; prints Krippendorff's α (nominal) and the disagreements
+    (Krippendorff 2011). A pair is matched by its item id and strings, never by position; a
+    reviewer's later label of the same pair replaces the earlier. Exit status 2 on bad input
+    (file, line and field named); nothing is written then."""
+    from judge.calibration.merge import merge_labels
+
+    try:
+        merged = merge_labels(files)
+    except InputError as exc:
+        fail(exc)
+    rows = merged.rows()
+    dis_path = disagreements or out.with_name(out.stem + "-disagreements.jsonl")
+    dis_rows = [r for r in rows if len(set(r["label"])) > 1]
+    _write(out, rows)
+    _write(dis_path, dis_rows)
+    shared = sum(len(r["label"]) >= 2 for r in rows)
+    alpha = "undefined" if math.isnan(merged.alpha) else f"{merged.alpha:.3f}"
+    say(f"{len(rows)} pairs from {len(merged.reviewers)} reviewers "
+        f"({', '.join(merged.reviewers)}); {shared} labelled by two or more")
+    say(f"Krippendorff's α (nominal) {alpha}; {len(dis_rows)} disagreements")
+    for r in dis_rows[:10]:
+        who = ", ".join(f"{n}={v}" for n, v in zip(r["reviewers"], r["label"], strict=True))
+        say(f"  {r.get('id', '-')}: {r['pred']} ↔ {r['truth']}: {who}")
+    if len(dis_rows) > 10:
+        say(f"  … {len(dis_rows) - 10} more in {dis_path}")
+    if merged.superseded:
+        say(f"{len(merged.superseded)} earlier labels replaced by the same reviewer's later "
+            f"one (first: {merged.superseded[0]})")
+    say(f"merged labels written to {out}; disagreements to {dis_path}")
