@@ -22,12 +22,19 @@ def audit_command(
     near: Annotated[float, typer.Option(
         help="Queue the pairs whose score is within this distance of τ.")] = 0.1,
     fmt: Annotated[str, typer.Option("--format", help="html, md or jsonl.")] = "html",
+    blind: Annotated[bool, typer.Option(
+        help="A blind-review page: no judge score, rationale, match or metric in it; its "
+        "exported labels say blind.")] = False,
+    overrides: Annotated[list[Path] | None, typer.Option(
+        "--overrides", help="Label files (audit exports, labels merge output) whose labels "
+        "the page marks on their cells; repeat for several.")] = None,
 ) -> None:
     """Write the audit report of a run: every judged pair with each judge's score, outcome,
     rationale, raw output, latency, tokens and cache key; the chosen matching; queues (near τ,
-    disagreements, failures, unmatched); search; human overrides exportable as JSONL for
-    `calibrate` and the `table:` judge. HTML is one self-contained offline file. Exit status 2
-    on bad input."""
+    disagreements, failures, unmatched); search; human overrides, with reviewer, time and
+    note, exportable as JSONL for `calibrate`, the `table:` judge and `labels merge`. --blind
+    writes a page without any judge output for blind review; --overrides marks the labelled
+    cells. HTML is one self-contained offline file. Exit status 2 on bad input."""
     from judge.runs.report import render_html, render_jsonl, render_markdown
     from judge.runs.store import load_run
 
@@ -38,7 +45,10 @@ def audit_command(
                              field="format")
         if not 0.0 <= near <= 1.0:
             raise InputError(f"near must be in [0, 1], got {near}", field="near")
-        text = renderers[fmt](load_run(run), near)
+        if fmt != "html" and (blind or overrides):
+            raise InputError("--blind and --overrides apply to the html page", field="format")
+        text = (render_html(load_run(run), near, blind=blind, human=overrides or [])
+                if fmt == "html" else renderers[fmt](load_run(run), near))
     except InputError as exc:
         fail(exc)
     target = out_file or run / f"report.{fmt}"

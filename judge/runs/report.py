@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, StrictUndefined, select_autoescape
@@ -48,7 +49,8 @@ def _script_json(data: Any) -> str:
 
 
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
-                verdict_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+                verdict_rows: Sequence[Mapping[str, Any]] | None = None, blind: bool = False,
+                human: Sequence[Path] = ()) -> str:
     """The self-contained HTML report.
 
     Args:
@@ -56,15 +58,27 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
         near: half-width of the "near τ" queue, in [0, 1].
         name: the run's name shown in the page (default: the record's directory name).
         verdict_rows: ``record.verdict_rows()`` when the caller has them already.
+        blind: a blind-review page: no judge output in it (:func:`judge.runs.review.blind`).
+        human: label files whose labels the page marks on their cells
+            (:func:`judge.runs.review.with_human_labels`).
 
     Raises:
         ValueError: ``near`` outside [0, 1].
-        InputError: the run's task is not a registered task.
+        InputError: the run's task is not a registered task; a bad label file.
     """
     env = Environment(autoescape=select_autoescape(default=True), undefined=StrictUndefined)
     template = env.from_string(
         (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
     data = report_data(record, near, verdict_rows)
+    if human:
+        from judge.runs.review import with_human_labels
+
+        data, unmatched = with_human_labels(data, human)
+        data["header"]["human_unmatched"] = unmatched
+    if blind:
+        from judge.runs.review import blind as make_blind
+
+        data = make_blind(data)
     if name is not None:
         data["header"]["run"] = name
     run = data["header"]["run"]

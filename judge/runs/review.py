@@ -1,0 +1,90 @@
+"""Review layers of the audit report: a blind page, and human labels shown on the cells.
+
+* :func:`blind` turns :func:`judge.runs.audit.report_data` into what a blind reviewer may see:
+  the pairs and the exact (normalised-equal) matches, but no judge score, rationale, raw
+  output, grade distribution, probe, chosen semantic match, per-item or dataset metric, and no
+  queue built from scores. The data is removed from the page, not hidden by it, so reading
+  the page's source reveals nothing either. Overrides exported from a blind page carry
+  ``"blind": true``.
+* :func:`with_human_labels` adds reviewers' labels (audit exports, labels files, or files
+  written by ``simjudge labels merge``; :func:`judge.calibration.merge.read_reviews`) to the
+  report: the page outlines each labelled cell and lists the reviewers' labels, times and
+  notes in the cell's detail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+BLIND_QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable", "unmatched_pred",
+                "unmatched_truth")
+"""Queues a blind page leaves empty (each is built from the judges' scores or matching)."""
+
+
+def blind(data: dict[str, Any]) -> dict[str, Any]:
+    """The report data with every judge output removed (see the module docstring).
+
+    Args:
+        data: :func:`judge.runs.audit.report_data`'s result (modified and returned).
+    """
+    h = data["header"]
+    h.update({"blind": True, "metrics": {}, "ci95": {}, "metric_groups": {},
+              "probe_lines": [], "outcomes": {}, "panel": None})
+    for item in data["items"]:
+        item["metrics"] = {}
+        if item["heatmaps"]:
+            item["content"] = {}  # e.g. spans' matched/missing lists
+        for hm in item["heatmaps"]:
+            hm["scores"] = [[None] * len(hm["truth"]) for _ in hm["pred"]]
+            hm["matched"] = []
+    data["verdicts"] = {}
+    data["probes"] = {}
+    data["human"] = {}  # other reviewers' labels would unblind as much as the judges'
+    h.pop("human_files", None)
+    data["queues"] = {q: [] for q in data["queues"]}
+    return data
+
+
+def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict[str, Any],
+                                                                           int]:
+    """Add ``data["human"]``: pair key → ``[{"reviewer", "label", "reviewed_at", "note",
+    "blind"}]`` for every labelled pair of the run.
+
+    A label row names its pair by item id, prediction and gold string (a row without an id
+    matches that pair in every item); rows naming no pair of the run are counted, not shown.
+
+    Args:
+        data: :func:`judge.runs.audit.report_data`'s result (modified and returned).
+        paths: label files.
+
+    Returns:
+        ``(data, labels naming no pair of the run)``.
+
+    Raises:
+        InputError: as :func:`judge.calibration.merge.read_reviews`.
+    """
+    import json
+
+    from judge.calibration.merge import read_reviews
+
+    got = read_reviews(paths)
+    cells: set[tuple[str | None, str, str]] = set()
+    for item in data["items"]:
+        for hm in item["heatmaps"]:
+            cells.update((item["id"], p, t) for p in hm["pred"] for t in hm["truth"])
+    loose = {(p, t) for _, p, t in cells}
+    human: dict[str, list[dict[str, Any]]] = {}
+    unmatched = 0
+    for (iid, p, t), reviews in got.pairs.items():
+        if (iid is not None and (iid, p, t) not in cells) or (iid is None and (p, t) not in
+                                                               loose):
+            unmatched += len(reviews)
+            continue
+        key = json.dumps([iid, p, t], ensure_ascii=False, separators=(",", ":"))
+        human[key] = [{"reviewer": r.reviewer, "label": r.label, "reviewed_at": r.reviewed_at,
+                       "note": r.note, "blind": r.blind} for r in reviews]
+    data["human"] = human
+    data["header"]["human_files"] = [str(p) for p in paths]
+    return data, unmatched

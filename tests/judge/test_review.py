@@ -1,0 +1,136 @@
+"""Review provenance in the audit page: blind mode (no judge output in the page), reviewer /
+time / note on every exported label, labelled cells marked in a re-rendered report; the data
+layer without a browser, then the page in headless chromium (skipped without it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from judge.cli import app
+from judge.runs.audit import report_data
+from judge.runs.review import blind, with_human_labels
+from tests.conftest import EXAMPLES
+from tests.judge.test_runs_report import _browser_binaries, _driver
+from tests.run_records import selection_record
+
+runner = CliRunner()
+
+
+def test_blind_data_holds_no_judge_output(tmp_path: Path) -> None:
+    data = blind(report_data(selection_record()))
+    text = json.dumps(data, ensure_ascii=False)
+    assert data["header"]["blind"] is True
+    assert data["verdicts"] == {} and data["probes"] == {} and data["human"] == {}
+    assert all(q == [] for q in data["queues"].values())
+    for item in data["items"]:
+        assert item["metrics"] == {}
+        for hm in item["heatmaps"]:
+            assert all(s is None for row in hm["scores"] for s in row) and hm["matched"] == []
+    assert '"rationale"' not in text and '"score"' not in text
+
+
+def test_human_labels_attach_by_item_and_pair(tmp_path: Path) -> None:
+    data = report_data(selection_record())
+    item = data["items"][0]
+    hm = item["heatmaps"][0]
+    p, t = hm["pred"][0], hm["truth"][0]
+    labels = tmp_path / "l.jsonl"
+    labels.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
+        {"id": item["id"], "pred": p, "truth": t, "label": 1, "reviewer": "ann",
+         "reviewed_at": "2026-11-22T10:00:00Z", "note": "same thing"},
+        {"pred": p, "truth": t, "label": 0, "reviewer": "bob"},          # no id: any item
+        {"id": "no-such-item", "pred": p, "truth": t, "label": 1},       # not in the run
+        {"id": item["id"], "pred": "nowhere", "truth": t, "label": 1}]), encoding="utf-8")
+    data, unmatched = with_human_labels(data, [labels])
+    assert unmatched == 2
+    assert data["human"][json.dumps([item["id"], p, t], ensure_ascii=False,
+                                    separators=(",", ":"))][0]["reviewer"] == "ann"
+    assert data["human"][json.dumps([None, p, t], ensure_ascii=False,
+                                    separators=(",", ":"))][0]["label"] == 0
+
+
+def test_blind_and_overrides_flags(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["eval", str(EXAMPLES / "glossary_en_zh.jsonl"), "--judge",
+                              "lexical", "--out", str(tmp_path / "run"), "--bootstrap", "0"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--blind", "--out",
+                              str(tmp_path / "b.html")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "b.html").read_text(encoding="utf-8")
+    normal = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "character-bigram" in normal and "character-bigram" not in page  # the rationales
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--blind", "--format", "md"])
+    assert res.exit_code == 2 and "apply to the html page" in res.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"pred": "x", "label": 1}\n', encoding="utf-8")
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(bad)])
+    assert res.exit_code == 2 and "bad.jsonl:1: field 'truth'" in res.output
+
+
+def _click_first_cell(d, By) -> None:  # type: ignore[no-untyped-def]
+    d.execute_script("document.getElementById('item-0').scrollIntoView()")
+    time.sleep(0.3)
+    cell = d.find_elements(By.CSS_SELECTOR, 'rect.cell[data-item="0"]')[0]
+    d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+                     cell)
+    time.sleep(0.2)
+
+
+def test_browser_blind_review_and_provenance(tmp_path: Path) -> None:
+    _browser_binaries()  # skip without chromium/chromedriver
+    from selenium.webdriver.common.by import By
+
+    res = runner.invoke(app, ["eval", str(EXAMPLES / "glossary_en_zh.jsonl"), "--judge",
+                              "local", "--out", str(tmp_path / "run"), "--bootstrap", "0",
+                              "--cache-dir", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["audit", str(tmp_path / "run"), "--blind", "--out",
+                               str(tmp_path / "blind.html")]).exit_code == 0
+    d = _driver()
+    try:
+        d.get((tmp_path / "blind.html").as_uri())
+        time.sleep(0.5)
+        assert d.find_element(By.ID, "blind-banner").is_displayed()
+        _click_first_cell(d, By)
+        cell_texts = {t.get_attribute("textContent") for t in d.find_elements(
+            By.CSS_SELECTOR, "#item-0 svg text[text-anchor='middle']")}
+        assert cell_texts == {"?"}  # no score on any cell
+        assert d.find_elements(By.CSS_SELECTOR, ".rationale") == []  # no judge rationale
+        reviewer = d.find_element(By.ID, "reviewer")
+        reviewer.send_keys("ann")
+        d.find_element(By.ID, "ov-note").send_keys("looked it up")
+        d.find_element(By.ID, "ov-match").click()
+        time.sleep(0.2)
+        d.find_element(By.ID, "export-btn").click()
+        time.sleep(0.2)
+        export = d.find_element(By.ID, "export-text").get_attribute("value")
+    finally:
+        d.quit()
+    (row,) = [json.loads(x) for x in export.splitlines()]
+    assert (row["reviewer"], row["note"], row["blind"], row["label"]) == (
+        "ann", "looked it up", True, 1)
+    stamp = dt.datetime.fromisoformat(row["reviewed_at"].replace("Z", "+00:00"))
+    assert abs((dt.datetime.now(dt.timezone.utc) - stamp).total_seconds()) < 120
+    labels = tmp_path / "ann.jsonl"
+    labels.write_text(export, encoding="utf-8")
+    assert runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(labels),
+                               "--out", str(tmp_path / "human.html")]).exit_code == 0
+    d = _driver()
+    try:
+        d.get((tmp_path / "human.html").as_uri())
+        time.sleep(0.5)
+        _click_first_cell(d, By)
+        marked = d.find_elements(By.CSS_SELECTOR, "rect.cell.human")
+        shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#human-labels li")]
+        scored = {t.get_attribute("textContent") for t in d.find_elements(
+            By.CSS_SELECTOR, "#item-0 svg text[text-anchor='middle']")}
+    finally:
+        d.quit()
+    assert len(marked) == 1  # the one labelled cell is outlined
+    assert len(shown) == 1 and shown[0].startswith("ann: match") and "blind" in shown[0]
+    assert "looked it up" in shown[0] and "?" not in scored  # the normal page shows scores
