@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from judge.runs.record import RunRecord
 from metrics import (
     best_index,
-    bootstrap_indices,
     kappa_from_counts,
     pearson,
     percentile_ci,
@@ -119,21 +118,9 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
                    for k, v in sweep.items() if k != "tau"},
     }
     if n_boot > 0:
-        taus, objs = [], []
-        skipped = 0
-        for idx in bootstrap_indices(len(s), n_boot, seed):
-            sb, yb = s[idx], y[idx]
-            if yb.all() or not yb.any() or np.unique(sb).size < 2:
-                skipped += 1
-                continue
-            sw = sweep_arrays(sb, yb)
-            try:
-                j = best_index(sw[objective])
-            except ValueError:
-                skipped += 1
-                continue
-            taus.append(float(sw["tau"][j]))
-            objs.append(float(sw[objective][j]))
+        from judge.calibration.taubootstrap import bootstrap_taus
+
+        taus, objs, skipped = bootstrap_taus(s, y, objective, n_boot, seed)
         report["bootstrap"] = {"resamples": n_boot, "skipped": skipped, "seed": seed,
                                "tau_ci95": percentile_ci(taus),
                                "objective_ci95": percentile_ci(objs),
