@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli.common import fail, out, say
+from judge.cli.common import fail, fail_storage, out, say
 from judge.errors import InputError
 
 Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")]
@@ -143,6 +143,8 @@ def export_command(
         r = export_run(load_run(run), out_file, cache_dir, with_cache)
     except InputError as exc:
         fail(exc)
+    except OSError as exc:  # disk full, permission denied while writing the bundle
+        fail_storage(exc)
     say(f"bundle written to {r.path}: {r.entries} cache entries, inputs "
         f"{', '.join(r.inputs) or 'none'}, {len(r.templates)} template files")
     for role, why in r.inputs_missing.items():

@@ -208,6 +208,8 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
     run_dir = Path(record.path)
     if not out.name.endswith(".tar.gz"):
         raise InputError(f"{out}: the bundle must be a .tar.gz file", field="out")
+    if not out.parent.resolve().is_dir():
+        raise InputError(f"{out}: no folder {out.parent} to write the bundle in", field="out")
     cfg = record.config.model_dump()
     bases = [started_in] if started_in is not None else [Path.cwd(), run_dir.parent]
     if cache_dir is None and isinstance(cfg.get("cache"), Mapping):
@@ -248,29 +250,43 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
             shutil.rmtree(Path(tmp) / "cache" / ".leases", ignore_errors=True)
         sums: dict[str, str] = {}
         partial = out.with_name(out.name + ".partial")
-        with tarfile.open(partial, "w:gz") as tar:
-            for p in _files(run_dir):
-                arc = f"run/{p.relative_to(run_dir).as_posix()}"
-                sums[arc] = _sha256(p)
-                _add_file(tar, p, f"{name}/{arc}")
-            for p in _files(Path(tmp) / "cache") if with_cache else []:
-                _add_file(tar, p, f"{name}/cache/{p.relative_to(Path(tmp) / 'cache').as_posix()}")
-            for role, p in found.items():
-                sums[result.inputs[role]] = _sha256(p)
-                _add_file(tar, p, f"{name}/{result.inputs[role]}")
-            for rel in templates:
-                result.templates.append(rel)
-                sums[f"prompts/{rel}"] = _sha256(prompts_root / rel)
-                _add_file(tar, prompts_root / rel, f"{name}/prompts/{rel}")
-            manifest = {"bundle": name, "run": str(run_dir), "task": record.task,
-                        "created_at": cfg.get("created_at"), "cache_entries": len(entries),
-                        "inputs": result.inputs, "inputs_missing": missing,
-                        "templates": result.templates, "sha256": sums,
-                        "replay": result.replay,
-                        "replay_note": "unpack, cd into the bundle's folder and run `replay`; "
-                                       "with cache-only a missing entry stops the run instead "
-                                       "of calling a judge"}
-            _add_bytes(tar, json.dumps(manifest, indent=2, ensure_ascii=False).encode(),
-                       f"{name}/MANIFEST.json")
+        try:
+            _write_tar(partial, name, run_dir, Path(tmp) / "cache" if with_cache else None,
+                       found, result, prompts_root, templates, sums, record, cfg, missing)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         partial.replace(out)
     return result
+
+
+def _write_tar(partial: Path, name: str, run_dir: Path, cache_copy: Path | None,
+               found: Mapping[str, Path], result: ExportResult, prompts_root: Path,
+               templates: Sequence[str], sums: dict[str, str], record: RunRecord,
+               cfg: Mapping[str, Any], missing: Mapping[str, str]) -> None:
+    """Write the archive (see the module docstring) to ``partial``."""
+    with tarfile.open(partial, "w:gz") as tar:
+        for p in _files(run_dir):
+            arc = f"run/{p.relative_to(run_dir).as_posix()}"
+            sums[arc] = _sha256(p)
+            _add_file(tar, p, f"{name}/{arc}")
+        if cache_copy is not None:
+            for p in _files(cache_copy):
+                _add_file(tar, p, f"{name}/cache/{p.relative_to(cache_copy).as_posix()}")
+        for role, p in found.items():
+            sums[result.inputs[role]] = _sha256(p)
+            _add_file(tar, p, f"{name}/{result.inputs[role]}")
+        for rel in templates:
+            result.templates.append(rel)
+            sums[f"prompts/{rel}"] = _sha256(prompts_root / rel)
+            _add_file(tar, prompts_root / rel, f"{name}/prompts/{rel}")
+        manifest = {"bundle": name, "run": str(run_dir), "task": record.task,
+                    "created_at": cfg.get("created_at"), "cache_entries": result.entries,
+                    "inputs": result.inputs, "inputs_missing": missing,
+                    "templates": result.templates, "sha256": sums,
+                    "replay": result.replay,
+                    "replay_note": "unpack, cd into the bundle's folder and run `replay`; "
+                                   "with cache-only a missing entry stops the run instead "
+                                   "of calling a judge"}
+        _add_bytes(tar, json.dumps(manifest, indent=2, ensure_ascii=False).encode(),
+                   f"{name}/MANIFEST.json")

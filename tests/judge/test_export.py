@@ -5,6 +5,7 @@ is written."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tarfile
@@ -121,6 +122,17 @@ def test_missing_entries_are_refused_and_nothing_is_written(
         assert not [n for n in tar.getnames() if "/cache/" in n or "/input/" in n]
     res = runner.invoke(app, ["export", "run", "b.zip"])
     assert res.exit_code == 2 and ".tar.gz" in res.output
+    res = runner.invoke(app, ["export", "run", "no/such/folder/b.tar.gz"])
+    assert res.exit_code == 2 and "no folder no/such/folder" in " ".join(res.output.split())
+    (work / "ro").mkdir()
+    (work / "ro").chmod(0o500)  # a folder the bundle cannot be written to
+    try:
+        res = runner.invoke(app, ["export", "run", "ro/b.tar.gz"])
+    finally:
+        (work / "ro").chmod(0o700)
+    if os.geteuid() != 0:  # root writes anyway
+        assert res.exit_code == 1 and "Permission denied" in res.output
+        assert not list((work / "ro").iterdir())
 
 
 def test_replay_command_rewrites_paths_and_cache_flags() -> None:
