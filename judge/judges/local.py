@@ -283,6 +283,7 @@ class LocalJudge(EmbeddingJudge):
                 **self.model_identity(), "max_chars": self.max_chars, "threads": self.threads,
                 "opposite_guard": ({"cap": CAP, "lexicon": "judge/judges/opposites.tsv",
                                     "terms": len(default_lexicon().terms),
-                                    "chars": len(default_lexicon().chars) // 2}
+                                    "char_pairs": sum(map(len, default_lexicon().chars.values()))
+                                    // 2}
                                    if self.opposite_guard else None),
                 "calibration": self.calibration}
