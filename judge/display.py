@@ -123,6 +123,31 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
     return out
 
 
+def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
+    """The renderables ``simjudge eval --dry-run`` prints for a :func:`judge.dryrun.dry_run`
+    result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
+    cached, to call, estimated prompt/completion tokens, estimated USD with its price date)
+    and the total."""
+    head = (f"simjudge eval --dry-run — {result.get('task')}, {result.get('items')} items, "
+            f"{num(result.get('pairs'))} distinct pairs to judge; nothing called, nothing "
+            "written")
+    t = _table("judge", "requests", "cached", "to call", "tokens in ≈", "tokens out ≈",
+               "USD ≈")
+    for r in result.get("judges") or []:
+        if not r.get("llm"):
+            t.add_row(str(r["judge"]), "–", "–", "–", "–", "–", "no LLM calls")
+            continue
+        usd = ("unpriced" if r["usd"] is None else
+               f"{r['usd']:.4f}" + (f" ({r['price_as_of']})" if r.get("price_as_of") else ""))
+        t.add_row(str(r["judge"]), num(r["requests"]), num(r["cached"]), num(r["to_call"]),
+                  num(r["tokens_in"]), num(r["tokens_out"]), usd)
+    total = result.get("usd_total")
+    foot = ("total ≈ " + ("unknown (an unpriced model; --prices FILE)" if total is None
+                          else f"{total:.4f} USD")
+            + " — tokens estimated from the rendered prompts (see judge/judges/costs.py)")
+    return [Text(head, style="bold"), t, Text(foot, style="dim")]
+
+
 def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge rescore`` prints for a :func:`judge.runs.rescore.rescore`
     result: a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and

@@ -37,7 +37,8 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     params: Params | None = None, *, cache: JudgeCache | None = None,
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
-                    seed: int = 0, swap: float = 0.0) -> tuple[RunRecord, Judged]:
+                    seed: int = 0, swap: float = 0.0,
+                    max_usd: float | None = None) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
     task = get_task(task) if isinstance(task, str) else task
@@ -46,7 +47,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     check_probes(task, judge, swap)
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
-    ctx = JudgeContext(cache=cache, context=params.context)
+    ctx = JudgeContext(cache=cache, context=params.context, max_usd=max_usd)
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
@@ -113,6 +114,7 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
         judged.extra_jsonl["repeat_probe.jsonl"] = rows
     if swap > 0:
         pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
+                            max_usd=ctx.max_usd,
                             early_stops=ctx.early_stops)
         if progress_factory is not None:
             n = len(sample_keys(list(forward_scores(judged.verdict_rows)), swap, seed))
@@ -143,7 +145,8 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    config_extra: Mapping[str, Any] | None = None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                    seed: int = 0, swap: float = 0.0,
-                   tau_samples: Sequence[float] | None = None) -> RunRecord:
+                   tau_samples: Sequence[float] | None = None,
+                   max_usd: float | None = None) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
     Args:
@@ -165,6 +168,9 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             metric intervals resampling items *and* τ (:func:`judge.runs.uncertainty.
             joint_tau_cis`), beside the item-only ``summary.bootstrap``; tasks whose metrics
             cannot be re-matched at another τ get none.
+        max_usd: budget in USD (``--max-usd``): LLM judges stop before a call that would
+            exceed it (:class:`judge.judges.base.JudgeContext`), their remaining pairs "not
+            attempted"; None = no budget.
 
     Returns:
         The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
@@ -179,7 +185,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
     """
     record = evaluate_judged(items, task, judge, params, cache=cache,
                              config_extra=config_extra, progress_factory=progress_factory,
-                             bootstrap=bootstrap, seed=seed, swap=swap)[0]
+                             bootstrap=bootstrap, seed=seed, swap=swap, max_usd=max_usd)[0]
     if tau_samples:
         t = get_task(task) if isinstance(task, str) else task
         tau = (params or Params()).tau

@@ -73,6 +73,12 @@ def eval_command(
         help="function-call: judge spec for string argument equivalence (e.g. local).")] = None,
     arg_tau: Annotated[float, typer.Option(
         help="function-call: argument values match when the judge's score is > this.")] = 0.7,
+    dry_run: Annotated[bool, typer.Option(
+        help="Print each judge's requests, cache hits and estimated tokens and USD; call "
+        "nothing, write nothing.")] = False,
+    max_usd: Annotated[float | None, typer.Option(
+        help="Budget in USD: LLM judges stop before a call whose estimated cost would exceed "
+        "it; the run is written with the rest 'not attempted' (exit 1).")] = None,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
     judge_flags: dict[str, Any] | None = None,
 ) -> None:
@@ -101,7 +107,7 @@ def eval_command(
         max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
         functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
         cache_mode=cache_mode, judge_flags=dict(judge_flags or {}), probes=list(probe or []),
-        repeats=repeats,
+        repeats=repeats, dry_run=dry_run, max_usd=max_usd,
         command=["simjudge", *sys.argv[1:]])
     try:
         check_cache_mode(cache_mode)
@@ -113,8 +119,11 @@ def eval_command(
     except OSError as exc:  # disk full / size limit while writing the cache or the run
         fail_storage(exc)
     from judge.cli.common import out
-    from judge.display import eval_summary, print_all
+    from judge.display import dry_run_summary, eval_summary, print_all
 
+    if isinstance(record, dict):  # --dry-run
+        print_all(out, dry_run_summary(record))
+        return
     summary: Any = record.summary.to_row()
     print_all(out, eval_summary(summary))
     say(f"run written to {record.path}")

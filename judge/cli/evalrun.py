@@ -45,6 +45,8 @@ class EvalRequest:
     probes: list[str] = field(default_factory=list)
     repeats: int = 1
     command: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    max_usd: float | None = None
 
 
 def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[str, Any] | None]:
@@ -125,8 +127,14 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     from judge.evaluate import check_probes
 
     check_probes(task, judge, swap)
+    from judge.dryrun import check_budget, dry_run
+
+    check_budget(judge, r.max_usd)
     items = task.load(Source(r.data, r.gold, r.pred_field, r.truth_field, tuple(r.id_fields),
                              tuple(r.where), r.fc_format, r.functions, r.max_chars))
+    params = Params(tau=tau, context=r.context, fc_format=r.fc_format, arg_tau=r.arg_tau)
+    if r.dry_run:  # estimate, call nothing, write nothing
+        return dry_run(task, judge, items, params, JudgeCache(r.cache_dir, "read-only"))
     run_dir = r.out_dir or default_run_dir(task.name)  # runs/<UTC time>-<task>-<pid>
     prepare_out_dir(run_dir, r.overwrite)  # before any judge call
     extra = {
@@ -139,12 +147,12 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
                    "where": r.where},
         "tau_from": calibration,
     }
-    params = Params(tau=tau, context=r.context, fc_format=r.fc_format, arg_tau=r.arg_tau)
     cache = JudgeCache(r.cache_dir, r.cache_mode)
     try:
         record = run_evaluation(items, task, judge, params, cache=cache, config_extra=extra,
                                 progress_factory=progress_factory, bootstrap=r.bootstrap,
-                                seed=r.seed, swap=swap, tau_samples=samples)
+                                seed=r.seed, swap=swap, tau_samples=samples,
+                                max_usd=r.max_usd)
     finally:
         cache.close()
     record.path = write_run(record, run_dir, r.overwrite)

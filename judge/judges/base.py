@@ -65,6 +65,10 @@ class JudgeContext:
         early_stops: remote judges' early-stop state for this run, by judge id
             (:class:`judge.judges.failures.EarlyStop`; a stopped one carries its reason).
         panel: what a panel judging in this context recorded (empty otherwise).
+        max_usd: the run's budget in USD (``--max-usd``; None = none): an LLM judge makes no
+            call whose estimated cost (:mod:`judge.judges.costs`) would take the spent plus the
+            reserved USD over it, and stops (its remaining pairs "not attempted").
+        reserved_usd: estimated USD of the calls in flight (kept by the judges).
     """
 
     cache: JudgeCache
@@ -74,6 +78,8 @@ class JudgeContext:
     item_id: str | None = None
     early_stops: dict[str, Any] = field(default_factory=dict)
     panel: PanelState = field(default_factory=PanelState)
+    max_usd: float | None = None
+    reserved_usd: float = 0.0
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""

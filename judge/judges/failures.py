@@ -239,8 +239,17 @@ class EarlyStop:
 
     def not_attempted_text(self) -> str:
         """The rationale of a pair that was never sent."""
+        if self.cause == "budget":
+            return f"not attempted: {self.reason}"
         return (f"not attempted: run stopped after {self.streak} consecutive calls failed "
                 f"with {self.cause}")
+
+    def stop_for_budget(self, max_usd: float) -> None:
+        """Stop the judge because its next call would exceed the run's budget (``--max-usd``)."""
+        if self.reason is None:
+            self.cause = "budget"
+            self.reason = (f"budget: the next call would take the run over --max-usd "
+                           f"{max_usd:g} USD")
 
     def summary(self) -> dict[str, Any]:
         """The ``summary.json`` entry of a stopped judge."""

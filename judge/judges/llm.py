@@ -221,6 +221,20 @@ class LLMJudge(Judge, abc.ABC):
                               sample=self.config.sample)
         return reqs
 
+    def estimated_tokens(self, req: Request) -> tuple[int, int]:
+        """``(prompt, completion)`` tokens one call is estimated to use
+        (:mod:`judge.judges.costs`)."""
+        from judge.judges.costs import tokens_in, tokens_out
+
+        return (tokens_in(req.messages),
+                tokens_out(self.config.scorer.mode, len(req.items), self.config.params))
+
+    def estimated_usd(self, req: Request) -> float:
+        """Estimated USD of one call (0 for an unpriced model)."""
+        if self.config.price is None:
+            return 0.0
+        return self.config.price.cost(*self.estimated_tokens(req))
+
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per request."""
         if self.config.scorer.mode == "batch":
@@ -360,6 +374,12 @@ class LLMJudge(Judge, abc.ABC):
         async with self._semaphore, stop.slot():
             if stop.stopped:
                 return self._not_attempted(req, stop)
+            usd = self.estimated_usd(req)
+            if ctx.max_usd is not None and (ctx.stats.cost_usd + ctx.reserved_usd + usd
+                                            > ctx.max_usd):
+                stop.stop_for_budget(ctx.max_usd)
+                return self._not_attempted(req, stop)
+            ctx.reserved_usd += usd
             t0 = time.perf_counter()
             try:
                 res = await self.call(req.messages)
@@ -369,6 +389,8 @@ class LLMJudge(Judge, abc.ABC):
                 ctx.stats.judge_calls += 1
                 return [self._verdict(req, t, "transport_error", rationale=exc.message,
                                       raw=exc.raw, latency=latency) for t in req.items]
+            finally:
+                ctx.reserved_usd -= usd
             stop.record(None)
             latency = time.perf_counter() - t0
         ctx.stats.judge_calls += 1

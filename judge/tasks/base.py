@@ -288,6 +288,13 @@ class Task(abc.ABC):
         items = self.load(run_source(record))
         return self.score(items, Judged(), Params(zero_division=float(cfg.zero_division)))
 
+    def judge_requests(self, items: Sequence[Item], params: Params
+                       ) -> list[tuple[str, list[tuple[str, str]]]]:
+        """What :meth:`judge` would ask its judge, without asking: ``[(context, distinct
+        (pred, truth) pairs)]`` (for ``eval --dry-run``); default none (tasks without a
+        judge)."""
+        return []
+
     # ------------------------------------------------------------------ audit report
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """What the audit report shows of one item: ``{"kind": VIEW, ...content}`` where VIEW

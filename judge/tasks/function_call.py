@@ -191,6 +191,20 @@ class FunctionCallTask(Task):
                                                 "pairs_judged": len(verdicts)}},
                       data=equivalent)
 
+    def judge_requests(self, items: Sequence[Item], params: Params
+                       ) -> list[tuple[str, list[tuple[str, str]]]]:
+        """Per (function, parameter), its distinct (predicted, gold) string values, with the
+        context the argument judge's prompt gets (:func:`judge.tasks.arguments.argument_pairs`,
+        :func:`judge.tasks.arguments.argument_context`)."""
+        from judge.tasks.arguments import argument_context, argument_pairs
+
+        groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for f, p, v, a in argument_pairs(items, params.fc_format):
+            pairs = groups.setdefault((f, p), [])
+            if (v, a) not in pairs:
+                pairs.append((v, a))
+        return [(argument_context(f, p), pairs) for (f, p), pairs in groups.items()]
+
     def config_entries(self, params: Params) -> dict[str, Any]:
         """``{"function_call_format": …}`` for ``config.json``."""
         return {"function_call_format": params.fc_format}

@@ -63,6 +63,13 @@ class SelectionTask(Task):
         return await judge_groups([(i.pred, i.truth) for i in items], [i.id for i in items],
                                   judge, ctx, params.tau)
 
+    def judge_requests(self, items: Sequence[Item], params: Params
+                       ) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The distinct non-exact pairs of all items, judged with the run's context."""
+        from judge.matrix import distinct_pairs
+
+        return [(params.context, distinct_pairs([(i.pred, i.truth) for i in items])[0])]
+
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[Rows, dict[str, Any]]:
         """One row per item (:func:`judge.tasks.matching.match_row`, plus id, source and

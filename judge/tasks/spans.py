@@ -192,6 +192,13 @@ class SpansTask(Task):
         """Units of judge work over the distinct non-exact text pairs."""
         return work_units(_pairs(_groups(items)), judge)
 
+    def judge_requests(self, items: Sequence[Item], params: Params
+                       ) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The distinct non-exact span-text pairs left after exact-offset matching."""
+        from judge.matrix import distinct_pairs
+
+        return [(params.context, distinct_pairs(_pairs(_groups(items)))[0])]
+
     async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
                     params: Params) -> Judged:
         """Judge, per (item, type), the texts of the spans left after exact matching.
