@@ -21,7 +21,6 @@ refuses credential-like parts) — so the bundle holds none either.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -35,10 +34,11 @@ from typing import Any
 
 from judge.cache import JudgeCache
 from judge.errors import InputError
+from judge.io import file_sha256
+from judge.runs.inputs import ROLES, locate_input, resolve, run_bases
 from judge.runs.record import RunRecord
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
-_INPUT_FLAGS = {"functions": "--functions", "gold": "--gold", "tau_from": "--tau-from"}
 _DROP_FLAGS = ("--out", "--cache-dir", "--cache-mode")
 
 
@@ -77,40 +77,18 @@ def used_cache_keys(record: RunRecord) -> list[str]:
     return sorted(found)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _resolve(path: str, bases: Sequence[Path]) -> Path:
-    """``path`` itself when absolute, else the first of ``bases / path`` that exists (else the
-    first)."""
-    p = Path(path)
-    if p.is_absolute():
-        return p
-    return next((b / p for b in bases if (b / p).exists()), bases[0] / p)
-
-
 def _inputs(record: RunRecord, bases: Sequence[Path]) -> tuple[dict[str, Path], dict[str, str]]:
-    """Input files by role whose sha256 matches config.json, and the reasons for the others.
-    Relative paths are looked up under each of ``bases`` (where the run may have started)."""
-    cfg = record.config.model_dump()
+    """Input files by role whose sha256 matches config.json, and the reasons for the others
+    (:func:`judge.runs.inputs.locate_input`)."""
     found: dict[str, Path] = {}
     missing: dict[str, str] = {}
-    for role in ("data", *_INPUT_FLAGS):
-        entry = cfg.get(role)
-        if not isinstance(entry, Mapping) or not entry.get("path"):
-            continue
-        p = _resolve(str(entry["path"]), bases)
-        if not p.is_file():
-            missing[role] = f"{entry['path']}: not found"
-        elif entry.get("sha256") and _sha256(p) != entry["sha256"]:
-            missing[role] = f"{entry['path']}: changed since the run (sha256 differs)"
-        else:
-            found[role] = p
+    cfg = record.config.model_dump()
+    for role in ROLES:
+        path, problem = locate_input(record, role, bases)
+        if problem is not None:
+            missing[role] = f"{cfg[role]['path']}: {problem}"
+        elif path is not None:
+            found[role] = path
     return found, missing
 
 
@@ -211,10 +189,10 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
     if not out.parent.resolve().is_dir():
         raise InputError(f"{out}: no folder {out.parent} to write the bundle in", field="out")
     cfg = record.config.model_dump()
-    bases = [started_in] if started_in is not None else [Path.cwd(), run_dir.parent]
+    bases = run_bases(record, started_in)
     if cache_dir is None and isinstance(cfg.get("cache"), Mapping):
         d = cfg["cache"].get("directory")
-        cache_dir = _resolve(str(d), bases) if d else None
+        cache_dir = resolve(str(d), bases) if d else None
     keys = used_cache_keys(record) if with_cache else []
     cache = JudgeCache(cache_dir, mode="read-only")
     if keys and not (cache.directory / "cache.db").exists():
@@ -268,17 +246,17 @@ def _write_tar(partial: Path, name: str, run_dir: Path, cache_copy: Path | None,
     with tarfile.open(partial, "w:gz") as tar:
         for p in _files(run_dir):
             arc = f"run/{p.relative_to(run_dir).as_posix()}"
-            sums[arc] = _sha256(p)
+            sums[arc] = file_sha256(p)
             _add_file(tar, p, f"{name}/{arc}")
         if cache_copy is not None:
             for p in _files(cache_copy):
                 _add_file(tar, p, f"{name}/cache/{p.relative_to(cache_copy).as_posix()}")
         for role, p in found.items():
-            sums[result.inputs[role]] = _sha256(p)
+            sums[result.inputs[role]] = file_sha256(p)
             _add_file(tar, p, f"{name}/{result.inputs[role]}")
         for rel in templates:
             result.templates.append(rel)
-            sums[f"prompts/{rel}"] = _sha256(prompts_root / rel)
+            sums[f"prompts/{rel}"] = file_sha256(prompts_root / rel)
             _add_file(tar, prompts_root / rel, f"{name}/prompts/{rel}")
         manifest = {"bundle": name, "run": str(run_dir), "task": record.task,
                     "created_at": cfg.get("created_at"), "cache_entries": result.entries,

@@ -1,36 +1,54 @@
 """A stored run's input files, found again and checked against the sha256 its ``config.json``
-recorded — for re-scoring that needs the items themselves (``rescore`` of function-call runs)."""
+recorded — for re-scoring that needs the items themselves (``rescore`` of function-call runs)
+and for the reproducibility bundle (``simjudge export``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from judge.errors import InputError
 from judge.io import file_sha256
 from judge.runs.record import RunRecord
 from judge.tasks.base import Source
 
-_ROLES = ("data", "gold", "functions")
+ROLES = ("data", "gold", "functions", "tau_from")
+"""The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files."""
+NOT_FOUND = "not found"
+CHANGED = "changed since the run (sha256 differs)"
 
 
-def _checked(record: RunRecord, role: str, entry: Any) -> Path | None:
+def run_bases(record: RunRecord, started_in: Path | None = None) -> list[Path]:
+    """Where relative paths of ``config.json`` are looked up: ``started_in`` when given, else
+    the current folder, then the run directory's parent."""
+    if started_in is not None:
+        return [started_in]
+    return [Path.cwd()] + ([Path(record.path).parent] if record.path is not None else [])
+
+
+def resolve(path: str, bases: Sequence[Path]) -> Path:
+    """``path`` itself when absolute, else the first of ``bases / path`` that exists (else the
+    first)."""
+    p = Path(path)
+    if p.is_absolute():
+        return p
+    return next((b / p for b in bases if (b / p).exists()), bases[0] / p)
+
+
+def locate_input(record: RunRecord, role: str, bases: Sequence[Path]
+                 ) -> tuple[Path | None, str | None]:
+    """The run's input file of ``role`` (one of :data:`ROLES`): ``(path, None)`` when it exists
+    with the recorded sha256, ``(path, NOT_FOUND | CHANGED)`` when not, ``(None, None)`` when
+    the run had no such file."""
+    entry = record.config.model_dump().get(role)
     if not isinstance(entry, Mapping) or not entry.get("path"):
-        return None
-    path = Path(str(entry["path"]))
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path]
-    if record.path is not None and not path.is_absolute():
-        candidates.append(Path(record.path).parent / path)
-    found = next((p for p in candidates if p.is_file()), None)
-    if found is None:
-        raise InputError(f"the run's {role} file {entry['path']} is not found (run from the "
-                         "folder the run was made in)", record.path, field=role)
-    if entry.get("sha256") and file_sha256(found) != entry["sha256"]:
-        raise InputError(f"the run's {role} file {found} changed since the run (sha256 "
-                         "differs): re-scoring it would not be this run", record.path,
-                         field=role)
-    return found
+        return None, None
+    path = resolve(str(entry["path"]), bases)
+    if not path.is_file():
+        return path, NOT_FOUND
+    if entry.get("sha256") and file_sha256(path) != entry["sha256"]:
+        return path, CHANGED
+    return path, None
 
 
 def run_source(record: RunRecord) -> Source:
@@ -44,10 +62,21 @@ def run_source(record: RunRecord) -> Source:
             (field named: ``data``, ``gold`` or ``functions``).
     """
     cfg = record.config.model_dump()
-    paths = {role: _checked(record, role, cfg.get(role)) for role in _ROLES}
-    if paths["data"] is None:
+    bases = run_bases(record)
+    paths: dict[str, Path | None] = {}
+    for role in ("data", "gold", "functions"):
+        path, problem = locate_input(record, role, bases)
+        if problem == NOT_FOUND:
+            raise InputError(f"the run's {role} file {cfg[role]['path']} is not found (run "
+                             "from the folder the run was made in)", record.path, field=role)
+        if problem == CHANGED:
+            raise InputError(f"the run's {role} file {path} {CHANGED}: re-scoring it would "
+                             "not be this run", record.path, field=role)
+        paths[role] = path
+    data = paths["data"]
+    if data is None:
         raise InputError("config.json records no data file", record.path, field="data")
     fields = cfg.get("fields") or {}
-    return Source(paths["data"], paths["gold"], fields.get("pred"), fields.get("truth"),
+    return Source(data, paths["gold"], fields.get("pred"), fields.get("truth"),
                   tuple(fields.get("id") or ()), tuple(fields.get("where") or ()),
                   str(cfg.get("function_call_format") or "seed"), paths["functions"], 0)
