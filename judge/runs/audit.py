@@ -48,7 +48,7 @@ Pair = tuple[str | None, str, str]
 """``(item id or None, pred, truth)``: the pair a verdict was made for."""
 
 
-def _pair_key(pair: Pair) -> str:
+def pair_key(pair: Pair) -> str:
     """Lookup key of a pair's verdicts; identical to the page's ``JSON.stringify([id, p, t])``."""
     return _encode(list(pair))
 
@@ -103,8 +103,8 @@ def cell_verdicts(verdicts: Mapping[str, list[dict[str, Any]]], item_id: str | N
                   pred: str, truth: str) -> list[dict[str, Any]]:
     """A pair's verdicts (``report_data(...)["verdicts"]``): those judged for this item
     (item-scoped judges), else the run-wide ones; [] when the pair has none."""
-    return verdicts.get(_pair_key((item_id, pred, truth))) or verdicts.get(
-        _pair_key((None, pred, truth))) or []
+    return verdicts.get(pair_key((item_id, pred, truth))) or verdicts.get(
+        pair_key((None, pred, truth))) or []
 
 
 def _probe_rows(record: RunRecord) -> dict[Pair, dict[str, Any]]:
@@ -211,8 +211,8 @@ def report_data(record: RunRecord, near: float = 0.1,
     int_keys = sorted({k for it in items for k, v in it["metrics"].items()
                        if isinstance(v, int) and not isinstance(v, bool)})
     return {"header": header, "pairs": any(it["heatmaps"] for it in items), "items": items,
-            "verdicts": {_pair_key(k): vs for k, vs in verdicts.items()}, "queues": queues,
-            "probes": {_pair_key(k): v for k, v in probes.items()}, "near": near,
+            "verdicts": {pair_key(k): vs for k, vs in verdicts.items()}, "queues": queues,
+            "probes": {pair_key(k): v for k, v in probes.items()}, "near": near,
             "item_int_metrics": int_keys}
 
 

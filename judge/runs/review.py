@@ -65,9 +65,8 @@ def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict
     Raises:
         InputError: as :func:`judge.calibration.merge.read_reviews`.
     """
-    import json
-
     from judge.calibration.merge import read_reviews
+    from judge.runs.audit import pair_key
 
     got = read_reviews(paths)
     cells: set[tuple[str | None, str, str]] = set()
@@ -82,9 +81,9 @@ def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict
                                                                loose):
             unmatched += len(reviews)
             continue
-        key = json.dumps([iid, p, t], ensure_ascii=False, separators=(",", ":"))
-        human[key] = [{"reviewer": r.reviewer, "label": r.label, "reviewed_at": r.reviewed_at,
-                       "note": r.note, "blind": r.blind} for r in reviews]
+        human[pair_key((iid, p, t))] = [
+            {"reviewer": r.reviewer, "label": r.label, "reviewed_at": r.reviewed_at,
+             "note": r.note, "blind": r.blind} for r in reviews]
     data["human"] = human
     data["header"]["human_files"] = [str(p) for p in paths]
     return data, unmatched
