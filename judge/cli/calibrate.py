@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judge.cli import labelopts as lo
 from judge.cli import options as o
 from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import (
@@ -26,23 +27,16 @@ def calibrate_command(
     labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
     judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
     objective: Annotated[str, typer.Option(help="f1, kappa, accuracy or youden.")] = "f1",
-    positive_threshold: Annotated[float | None, typer.Option(
-        help="Binarise graded labels: label >= X is positive.")] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")] = 1000,
+    positive_threshold: lo.PositiveThreshold = None, bootstrap: lo.Bootstrap = 1000,
     folds: Annotated[int, typer.Option(help="k for the cross-validated estimate.")] = 5,
     seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds).")] = 0,
     run: Annotated[Path | None, typer.Option(
-        help="A selection or spans run: also plot its fuzzy P/R/F1 across τ (no judge call).")
+        help="A selection, spans or function-call run: also plot its metrics across τ (function "
+        "calls: the argument τ), no judge call.")
     ] = None,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
-    pred_field: Annotated[str, typer.Option(help="Field of the first side.")] = "pred",
-    truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
-    label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
-    where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
-    max_chars: Annotated[int, typer.Option(
-        help="Longest pair string (characters); a longer one is bad input (exit 2), never "
-             "truncated. 0 = no limit.")] = 4096,
+    out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
+    pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
+    label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
     judge_flags: dict[str, Any] | None = None,
 ) -> None:

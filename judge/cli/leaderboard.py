@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from judge.cli import labelopts as lo
 from judge.cli import options as o
 from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import fail, fail_storage, out, progress, say
@@ -27,20 +28,12 @@ def leaderboard_command(
              "probe; 1 = all).")] = 0.1,
     repeats: Annotated[int, typer.Option(
         help="Samples per pair for the repeat probe of LLM judges (1 = none).")] = 1,
-    positive_threshold: Annotated[float | None, typer.Option(
-        help="Binarise graded labels: label >= X is positive.")] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")] = 1000,
+    positive_threshold: lo.PositiveThreshold = None, bootstrap: lo.Bootstrap = 1000,
     folds: Annotated[int, typer.Option(help="k for the cross-validated κ.")] = 5,
     seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds, swap sample).")] = 0,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
-    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
-    pred_field: Annotated[str, typer.Option(help="Field of the first side.")] = "pred",
-    truth_field: Annotated[str, typer.Option(help="Field of the second side.")] = "truth",
-    label_field: Annotated[str, typer.Option(help="Field of the human label(s).")] = "label",
-    where: Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")] = None,
-    max_chars: Annotated[int, typer.Option(
-        help="Longest pair string (characters); a longer one is bad input (exit 2). "
-             "0 = no limit.")] = 4096,
+    out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
+    pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
+    label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
     judge_flags: dict[str, Any] | None = None,
 ) -> None:

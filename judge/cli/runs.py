@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from judge.cli.common import fail, fail_storage, out, say
+from judge.cli.labelopts import Bootstrap
 from judge.errors import InputError
 
-Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")]
 Seed = Annotated[int, typer.Option(help="Random seed of the bootstrap.")]
 
 

@@ -1,0 +1,22 @@
+"""Command-line options of the commands that read human-labelled pairs (``calibrate``,
+``leaderboard``) and of the bootstrap, defined once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+PositiveThreshold = Annotated[float | None, typer.Option(
+    help="Binarise graded labels: label >= X is positive.")]
+Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")]
+OutDir = Annotated[Path | None, typer.Option("--out", help="Output directory.")]
+Overwrite = Annotated[bool, typer.Option(help="Replace a non-empty --out.")]
+PredField = Annotated[str, typer.Option(help="Field of the first side.")]
+TruthField = Annotated[str, typer.Option(help="Field of the second side.")]
+LabelField = Annotated[str, typer.Option(help="Field of the human label(s).")]
+Where = Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALUE.")]
+MaxChars = Annotated[int, typer.Option(
+    help="Longest pair string (characters); a longer one is bad input (exit 2), never "
+         "truncated. 0 = no limit.")]
