@@ -42,6 +42,8 @@ from numpy.typing import NDArray
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from judge.calibration import stratified  # noqa: E402
+from judge.calibration.stratified import Design, score_strata, stratified_tau, suggest  # noqa: E402
 from judge.calibration.taubootstrap import tau_interval  # noqa: E402
 from judge.judges.local import LocalJudge  # noqa: E402
 from metrics import normalize  # noqa: E402
@@ -115,24 +117,32 @@ def local_scores(pairs: list[tuple[str, str]]) -> np.ndarray:
 
 
 def simulate(s: np.ndarray, y: np.ndarray, strategy: str, seed: int, start: int, batch: int,
-             budget: int, n_boot: int) -> list[tuple[int, float, float]]:
-    """(labels, τ interval width, τ̂) after the start and after each round."""
+             budget: int, n_boot: int, strata: np.ndarray, tau_all: float,
+             ) -> list[tuple[int, float, float, bool]]:
+    """(labels, τ interval width, τ̂, interval covers τ̂(all)) after the start and each round."""
     rng = np.random.default_rng(seed)
     labelled = list(rng.choice(len(s), size=start, replace=False))
     curve = []
     while True:
         ls = np.array(labelled)
         try:
-            tau, lo, hi = tau_interval(s[ls], y[ls], "f1", n_boot, seed)
+            if strategy == "suggest":
+                e = stratified_tau(s, Design(strata, ls, y[ls]), "f1", n_boot, seed)
+                tau, lo, hi = e.tau, e.low, e.high
+            else:
+                tau, lo, hi = tau_interval(s[ls], y[ls], "f1", n_boot, seed)
             width = hi - lo
         except ValueError:  # one class so far: no τ yet
             tau, lo, hi, width = 0.5, 0.0, 1.0, 1.0
-        curve.append((len(labelled), width, tau))
+        curve.append((len(labelled), width, tau, lo <= tau_all <= hi))
         if len(labelled) >= min(budget, len(s)):
             return curve
         pool = np.setdiff1d(np.arange(len(s)), ls)
         k = min(batch, budget - len(labelled), pool.size)
-        if strategy == "boundary":
+        if strategy == "suggest":
+            pick = suggest(Design(strata, ls, y[ls]), k, seed * 100003 + len(labelled), s,
+                           (lo, hi) if width < 1.0 else None)
+        elif strategy == "boundary":
             pick = [int(pool[i]) for i in boundary_pairs(s[pool], tau, (lo, hi), k)]
         else:
             pick = [int(i) for i in rng.choice(pool, size=k, replace=False)]
@@ -150,37 +160,51 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boot", type=int, default=200)
     ap.add_argument("--targets", default="0.20,0.10,0.05")
     ap.add_argument("--plot", type=Path, default=None)
+    ap.add_argument("--strata", type=int, default=16)
+    ap.add_argument("--min-per-stratum", type=int, default=None)
+    ap.add_argument("--focus", type=float, default=None)
+    ap.add_argument("--strategies", default="suggest,random,boundary")
     args = ap.parse_args(argv)
     targets = [float(x) for x in args.targets.split(",")]
+    if args.min_per_stratum is not None:
+        stratified.MIN_PER_STRATUM = args.min_per_stratum
+    if args.focus is not None:
+        stratified.FOCUS = args.focus
     results: dict[str, dict[str, Any]] = {}
     for name, (pairs, y) in load_sets(args.data).items():
         s = local_scores(pairs)
+        strata = score_strata(s, args.strata)
         tau_all = tau_interval(s, y, "f1", 0, 0)[0]
         results[name] = {}
         print(f"\n{name}: {len(pairs)} pairs, {int(y.sum())} positive; start {args.start}, "
-              f"rounds of {args.batch}, budget {args.budget}, {args.seeds} seeds; τ̂ on all "
-              f"{len(pairs)} labels = {tau_all:.3f}")
-        for strategy in ("boundary", "random"):
+              f"rounds of {args.batch}, budget {args.budget}, {args.seeds} seeds, "
+              f"{int(strata.max()) + 1} strata; τ̂ on all {len(pairs)} labels = {tau_all:.3f}")
+        print("  strategy | CI width / |τ̂−τ̂(all)| / CI covers τ̂(all), at 50 · 100 · 200 · "
+              "300 labels | labels until the width stays under " + " · ".join(
+                  f"{t:.2f}" for t in targets))
+        for strategy in args.strategies.split(","):
             t0 = time.perf_counter()
             curves = [simulate(s, y, strategy, seed, args.start, args.batch, args.budget,
-                               args.boot) for seed in range(args.seeds)]
-            xs = [n for n, _, _ in curves[0]]
-            widths = np.array([[w for _, w, _ in c] for c in curves])
-            errors = np.array([[abs(t - tau_all) for _, _, t in c] for c in curves])
+                               args.boot, strata, tau_all) for seed in range(args.seeds)]
+            xs = [c[0] for c in curves[0]]
+            widths = np.array([[r[1] for r in c] for c in curves])
+            errors = np.array([[abs(r[2] - tau_all) for r in c] for c in curves])
+            covers = np.array([[r[3] for r in c] for c in curves], dtype=float)
             results[name][strategy] = (xs, widths.mean(axis=0), errors.mean(axis=0))
             cells = []
             for t in targets:
                 # labels after which the width stays at or under the target for good
                 hit = [next((c[k][0] for k in range(len(c))
-                             if all(w <= t for _, w, _ in c[k:])), None) for c in curves]
+                             if all(r[1] <= t for r in c[k:])), None) for c in curves]
                 got = [h for h in hit if h is not None]
-                cells.append(f"≤{t:.2f}: {np.mean(got):.0f} ({len(got)}/{len(hit)})"
-                             if got else f"≤{t:.2f}: – (0/{len(hit)})")
-            at = {n: (widths[:, k].mean(), errors[:, k].mean()) for k, n in enumerate(xs)}
-            shown = " ".join(f"{n}: {at[n][0]:.3f}/{at[n][1]:.3f}" for n in (50, 100, 200, 300)
-                             if n in at)
-            print(f"  {strategy:<8} width/|τ̂−τ_all| at labels {shown} | labels until width "
-                  f"stays {' · '.join(cells)} [{time.perf_counter() - t0:.0f} s]")
+                cells.append(f"{np.mean(got):.0f} ({len(got)}/{len(hit)})"
+                             if got else f"– (0/{len(hit)})")
+            at = {n: (widths[:, k].mean(), errors[:, k].mean(), covers[:, k].mean())
+                  for k, n in enumerate(xs)}
+            shown = " · ".join(f"{at[n][0]:.3f}/{at[n][1]:.3f}/{at[n][2]:.2f}"
+                               for n in (50, 100, 200, 300) if n in at)
+            print(f"  {strategy:<8} | {shown} | {' · '.join(cells)} "
+                  f"[{time.perf_counter() - t0:.0f} s]")
     if args.plot is not None:
         import matplotlib
 
@@ -190,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 3.6), squeeze=False)
         for ax, (name, per) in zip(axes[0], results.items(), strict=True):
             for strategy, (xs, w, e) in per.items():
-                ax.plot(xs, w, lw=2, ls="-" if strategy == "boundary" else "--",
+                ax.plot(xs, w, lw=2, ls={"suggest": "-", "random": "--"}.get(strategy, ":"),
                         label=f"{strategy}: CI width")
                 ax.plot(xs, e, lw=1, ls=":" if strategy == "boundary" else "-.",
                         label=f"{strategy}: |τ̂ − τ̂(all labels)|")

@@ -363,10 +363,25 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
                             f"{num(r.get('pairs_scored'))} scored pairs only{first}"))
         for stop in r.get("stopped_early") or []:
             out.append(Text(f"{jid}: stopped early: {stop.get('reason')}"))
+        st = r.get("stratified")
+        if st:
+            w = st.get("tau_ci95_width")
+            reached = "reached" if st.get("target_reached") else "not reached"
+            out.append(Text(
+                f"{jid}: τ of the population of {num(st.get('population'))} pairs "
+                f"({num(st.get('labelled'))} labelled + pool), labels weighted over "
+                f"{len(st.get('strata') or [])} score strata; τ 95% CI width "
+                f"{DASH if w is None else num(w, 3)} (target {num(st.get('target_width'), 3)}: "
+                f"{reached})"))
         if r.get("tau") is None:
             why = " (all scores equal)" if r.get("roc_auc") is not None else ""
             out.append(Text(f"{jid}: τ undefined{why}"
                             + (f" — {r['note']}" if r.get("note") else "")))
+    sug = result.get("suggestions")
+    if sug:
+        out.append(Text(f"suggested {num(sug.get('written'))} of {num(sug.get('requested'))} "
+                        "pairs to label" + ("" if sug.get("written") else
+                                            ": τ's CI is within the target, labelling can stop")))
     return out
 
 

@@ -71,29 +71,55 @@ def candidate_thresholds(scores: Any) -> np.ndarray:
     return (u[:-1] + u[1:]) / 2.0
 
 
-def sweep_arrays(scores: Any, labels: Any,
-                 zero_division: float = 0.0) -> dict[str, np.ndarray]:
+def sweep_arrays(scores: Any, labels: Any, zero_division: float = 0.0,
+                 weights: Any = None) -> dict[str, np.ndarray]:
     """Vectorised sweep: every :class:`ThresholdPoint` field as an array over candidate τs.
 
-    Args, Raises: as :func:`threshold_sweep`.
+    Args, Raises: as :func:`threshold_sweep`, and:
+        weights: optional per-pair weights (finite, >= 0, same length as ``scores``): each pair
+            counts ``weights[i]`` times in the confusion counts — the inverse-probability
+            (Horvitz–Thompson) weights ``N_h / n_h`` of a stratified sample estimate the
+            population's counts (Cochran 1977, *Sampling Techniques*, ch. 5). The counts are
+            then floats; candidate τs are still the midpoints of the sample's scores. Integer
+            weights give the sweep of the data with each pair repeated that many times.
 
     Returns:
         ``{"tau", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "kappa", "accuracy",
         "tpr", "fpr", "youden"}`` → arrays of equal length, ascending in τ.
+
+    Raises:
+        ValueError: also for weights of another length, negative, NaN or infinite, or summing
+            to 0.
     """
     s = as_score_vector(scores, "scores")
     y = as_bool_vector(labels, "labels")
     check_same_length(s, y, "scores", "labels")
     taus = candidate_thresholds(s)
-    n, n_pos = len(s), int(y.sum())
+    n: float
+    n_pos: float
+    above: np.ndarray
+    tp: np.ndarray
+    if weights is None:
+        n, n_pos = len(s), int(y.sum())
+        above = n - np.searchsorted(np.sort(s), taus, side="right")  # scores strictly above τ
+        tp = n_pos - np.searchsorted(np.sort(s[y]), taus, side="right")
+    else:
+        w = np.asarray(weights, dtype=np.float64).reshape(-1)
+        check_same_length(s, w, "scores", "weights")
+        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+            raise ValueError("weights: expected finite values >= 0 with a positive sum")
+        order = np.argsort(s, kind="stable")
+        at = np.searchsorted(s[order], taus, side="right")  # pairs with score <= τ
+        cum = np.concatenate(([0.0], np.cumsum(w[order])))
+        cum_pos = np.concatenate(([0.0], np.cumsum((w * y)[order])))
+        n, n_pos = float(cum[-1]), float(cum_pos[-1])
+        above, tp = n - cum[at], n_pos - cum_pos[at]
     n_neg = n - n_pos
-    above = n - np.searchsorted(np.sort(s), taus, side="right")  # scores strictly above τ
-    tp = n_pos - np.searchsorted(np.sort(s[y]), taus, side="right")
     fp = above - tp
     fn = n_pos - tp
     tn = n_neg - fp
 
-    def ratio(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
+    def ratio(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
         den_arr = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
         out = np.full(num.shape, float(zero_division))
         nz = den_arr > 0

@@ -29,7 +29,7 @@ from judge.judges.base import Judge
 from judge.numbers import finite_or_none
 
 if TYPE_CHECKING:
-    from judge.runs.record import RunRecord
+    from judge.calibration.suggest import ActiveOptions, Population
 from metrics import (
     best_index,
     kappa_from_counts,
@@ -65,6 +65,7 @@ def _confusion(scores: NDArray[np.float64], labels: NDArray[np.bool_],
 
 def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
                     n_boot: int = 1000, folds: int = 5, seed: int = 0,
+                    population: Population | None = None,
                     ) -> tuple[dict[str, Any], dict[str, NDArray[Any]] | None]:
     """Calibration statistics of one judge.
 
@@ -76,6 +77,11 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         folds: k for the cross-validated estimate (reduced to the smaller class size if
             needed; < 2 = none).
         seed: random seed for the bootstrap and the folds.
+        population: with an unlabelled pool (``--pool``), the judge's scores of the labelled
+            and pool pairs (:class:`judge.calibration.suggest.Population`): the sweep then
+            weights each labelled pair by its score stratum (``N_h / n_h``) and the bootstrap
+            resamples within strata (:mod:`judge.calibration.stratified`), so τ is the
+            population's; the counts at τ are then weighted (floats).
 
     Returns:
         ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
@@ -109,15 +115,28 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     if np.unique(s).size < 2:
         return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
                 "threshold separates anything (the judge cannot discriminate these pairs)"}, None
-    sweep = sweep_arrays(s, y)
+    weights = None if population is None else population.design.weights()
+    sweep = sweep_arrays(s, y, weights=weights)
     i = best_index(sweep[objective])
     tau = float(sweep["tau"][i])
+
+    def count(v: Any) -> int | float:
+        return int(v) if weights is None else round(float(v), 3)
+
     report: dict[str, Any] = {
         **base, "tau": tau,
-        "at_tau": {k: (int(v[i]) if k in ("tp", "fp", "fn", "tn") else finite_or_none(float(v[i])))
-                   for k, v in sweep.items() if k != "tau"},
+        "at_tau": {k: (count(v[i]) if k in ("tp", "fp", "fn", "tn")
+                       else finite_or_none(float(v[i]))) for k, v in sweep.items() if k != "tau"},
     }
-    if n_boot > 0:
+    if n_boot > 0 and population is not None:
+        from judge.calibration.stratified import stratified_tau
+
+        est = stratified_tau(population.scores, population.design, objective, n_boot, seed)
+        report["bootstrap"] = {"resamples": n_boot, "skipped": est.skipped, "seed": seed,
+                               "stratified": True, "tau_ci95": [est.low, est.high],
+                               "objective_ci95": percentile_ci(est.objectives),
+                               "tau_samples": [round(t, 6) for t in est.taus]}
+    elif n_boot > 0:
         from judge.calibration.taubootstrap import bootstrap_taus
 
         taus, objs, skipped = bootstrap_taus(s, y, objective, n_boot, seed)
@@ -151,29 +170,10 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     return report, sweep
 
 
-def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[float]]:
-    """A stored run's metrics (its task's ``curve_metrics``: fuzzy P/R/F1 for ``selection`` and
-    ``spans``; accuracy, fn_acc_all… for ``function-call``) at each τ (function calls: each
-    argument τ), re-scored by its task with no judge call.
-
-    Raises:
-        InputError: the run's task cannot be re-scored, its rows store no scores, or (function
-            calls) its input files are gone or changed.
-    """
-    from judge.errors import InputError
-    from judge.tasks.registry import get_task
-
-    task = get_task(record.task)
-    out: dict[str, list[float]] = {k: [] for k in task.curve_metrics}
-    for t in taus:
-        got = task.rescore(record, float(t))
-        if got is None or not all(k in got[1] for k in out):
-            raise InputError(f"--run needs a run whose metrics can be recomputed at another "
-                             f"threshold (selection, spans: items.jsonl with stored scores; "
-                             f"function-call), not --task {record.task}", record.path)
-        for k in out:
-            out[k].append(float(got[1][k]))
-    return out
+def _count(v: Any) -> int | float:
+    """A confusion count for curve.csv: an int, or a weighted (stratified) count to 3 places."""
+    f = float(v)
+    return int(f) if np.issubdtype(np.asarray(v).dtype, np.integer) else round(f, 3)
 
 
 CURVE_COLUMNS = ("judge", "tau", "precision", "recall", "f1", "kappa", "accuracy", "tpr", "fpr",
@@ -183,7 +183,8 @@ CURVE_COLUMNS = ("judge", "tau", "precision", "recall", "f1", "kappa", "accuracy
 def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache,
                     out: Any, objective: str = "f1", n_boot: int = 1000, folds: int = 5,
                     seed: int = 0, run_dir: Any = None, overwrite: bool = False,
-                    progress_factory: ProgressFactory | None = None) -> dict[str, Any]:
+                    progress_factory: ProgressFactory | None = None,
+                    active: ActiveOptions | None = None) -> dict[str, Any]:
     """Calibrate each judge on ``labels`` and write the output directory atomically.
 
     Writes ``calibration.json``, ``curve.csv``, ``threshold.png``, ``roc.png``, ``pr.png``,
@@ -196,6 +197,12 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
 
     ``progress_factory``: a progress bar per judge (see :func:`score_labelled_pairs`).
+
+    ``active`` (``--pool``): each judge also scores the pool, τ and its CI become the
+    population's (stratified estimate, a ``stratified`` section per judge), and with
+    ``active.suggest`` (one judge) ``suggestions.jsonl`` and the ``suggestions/`` run are
+    written unless τ's interval is already within ``active.target_width``
+    (:mod:`judge.calibration.suggest`).
     """
     import csv
     from pathlib import Path
@@ -209,15 +216,37 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     prepare_out_dir(out, overwrite)  # before any judge call
     reports: dict[str, Any] = {}
     sweeps: dict[str, dict[str, NDArray[Any]]] = {}
+    populations: dict[str, Population] = {}
     for judge in judges:
         js = score_labelled_pairs(labels, judge, cache, progress_factory)
+        population = pool_scores = None
+        if active is not None:
+            from judge.calibration.scoring import score_pairs
+            from judge.calibration.suggest import Population
+
+            pool_scores = score_pairs(active.pool.pairs, judge, cache, progress_factory)
+            valid = ~np.isnan(js.scores)
+            y = np.array([p.positive for p in labels.pairs], dtype=bool)[valid]
+            if y.any() and not y.all():
+                population = Population.build(js.scores[valid], y, pool_scores.scores,
+                                              active.strata)
         try:
             reports[judge.id], sweep = calibrate_judge(js, labels, objective, n_boot, folds,
-                                                       seed)
+                                                       seed, population)
         except ValueError as exc:
             raise InputError(str(exc), labels.path) from None
         if sweep is not None:
             sweeps[judge.id] = sweep
+        if population is not None and active is not None and pool_scores is not None:
+            populations[judge.id] = population
+            reports[judge.id]["stratified"] = population.report(
+                (reports[judge.id].get("bootstrap") or {}).get("tau_ci95"), active.pool,
+                pool_scores, active.target_width)
+    suggestions = []
+    if active is not None and active.suggest:
+        from judge.calibration.suggest import pick_suggestions
+
+        suggestions = pick_suggestions(active, populations, reports, seed)
     result: dict[str, Any] = {
         "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
                    "positives": labels.positives, "graded": labels.graded,
@@ -234,6 +263,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     if run_dir is not None:  # before anything is written
         stored = load_run(run_dir)
         taus = [round(float(t), 4) for t in np.linspace(0.0, 0.99, 100)]
+        from judge.calibration.runcurve import run_tau_curve
+
         curve = run_tau_curve(stored, taus)
     chosen = {j: r["tau"] for j, r in reports.items() if r["tau"] is not None}
     with atomic_dir(out, overwrite) as tmp:
@@ -243,7 +274,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
             for jid, sw in sweeps.items():
                 for i in range(len(sw["tau"])):
                     w.writerow([jid, *(repr(float(sw[c][i])) if c not in ("tp", "fp", "fn", "tn")
-                                       else int(sw[c][i]) for c in CURVE_COLUMNS[1:])])
+                                       else _count(sw[c][i]) for c in CURVE_COLUMNS[1:])])
         plots = {
             "threshold.png": plot_thresholds(sweeps, chosen, objective, tmp / "threshold.png"),
             "roc.png": plot_roc(sweeps, chosen, {j: r["roc_auc"] for j, r in reports.items()},
@@ -267,6 +298,14 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
             result["run"] = {"path": str(run_dir), "judge": run_judge,
                              "tau": run_tau, "judge_calls": 0,
                              "curve": {"tau": taus, **curve}}
+        if suggestions:
+            from judge.calibration.suggest import write_suggestions
+
+            write_suggestions(tmp, out, suggestions, judges[0], cache, chosen[judges[0].id])
+        if active is not None and active.suggest:
+            result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
+                                     "file": "suggestions.jsonl" if suggestions else None,
+                                     "audit": "suggestions" if suggestions else None}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")
         (tmp / "calibration.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

@@ -8,7 +8,7 @@ counted per outcome (a failure is never a 0).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,17 +47,18 @@ class JudgeScores:
     (``ctx.panel.member_verdicts``); empty for a single judge."""
 
 
-async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) -> JudgeScores:
-    n = len(labels.pairs)
+async def _score_pairs_async(all_pairs: Sequence[tuple[str, str]], judge: Judge,
+                             ctx: JudgeContext) -> JudgeScores:
+    n = len(all_pairs)
     scores = np.full(n, np.nan)
     rationales = [""] * n
     todo: dict[tuple[str, str], list[int]] = {}
-    for k, p in enumerate(labels.pairs):
-        if normalize(p.pred) == normalize(p.truth):
+    for k, (pred, truth) in enumerate(all_pairs):
+        if normalize(pred) == normalize(truth):
             scores[k] = 1.0
             rationales[k] = "exact match after normalisation"
         else:
-            todo.setdefault((p.pred, p.truth), []).append(k)
+            todo.setdefault((pred, truth), []).append(k)
     pairs = list(todo)
     verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
     outcomes: Counter[str] = Counter()
@@ -79,9 +80,11 @@ async def _score_pairs_async(labels: LabelSet, judge: Judge, ctx: JudgeContext) 
                        list(ctx.panel.member_verdicts))
 
 
-def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
-                         progress_factory: ProgressFactory | None = None) -> JudgeScores:
-    """Score every labelled pair with ``judge`` (each distinct pair once, through the cache).
+def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCache,
+                progress_factory: ProgressFactory | None = None) -> JudgeScores:
+    """Score ``(pred, truth)`` pairs with ``judge`` (each distinct pair once, through the cache;
+    normalised-equal pairs 1.0 with no call); ``scores[k]`` is NaN where the judge gave no
+    ``ok`` verdict.
 
     Args:
         progress_factory: ``(total units, live JudgeStats) -> advance(n)`` for a progress bar
@@ -89,9 +92,14 @@ def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
     """
     ctx = JudgeContext(cache=cache)
     if progress_factory is not None:
-        distinct = list(dict.fromkeys((p.pred, p.truth) for p in labels.pairs
-                                      if normalize(p.pred) != normalize(p.truth)))
+        distinct = list(dict.fromkeys(p for p in pairs if normalize(p[0]) != normalize(p[1])))
         ctx.progress = progress_factory(judge.work_units(distinct), ctx.stats)
-    return aio.run(_score_pairs_async(labels, judge, ctx))
+    return aio.run(_score_pairs_async(pairs, judge, ctx))
 
 
+def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
+                         progress_factory: ProgressFactory | None = None) -> JudgeScores:
+    """Score every labelled pair with ``judge`` (:func:`score_pairs`, in ``labels.pairs``
+    order)."""
+    return score_pairs([(p.pred, p.truth) for p in labels.pairs], judge, cache,
+                       progress_factory)

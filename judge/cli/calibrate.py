@@ -34,6 +34,15 @@ def calibrate_command(
         help="A selection, spans or function-call run: also plot its metrics across τ (function "
         "calls: the argument τ), no judge call.")
     ] = None,
+    pool: Annotated[Path | None, typer.Option(
+        help="Unlabelled pairs (JSONL/CSV/TSV, same pred/truth fields): τ becomes the "
+        "population's, estimated from the labels weighted by score stratum.")] = None,
+    suggest: Annotated[int, typer.Option(
+        help="Write this many pool pairs to label next (suggestions.jsonl and an audit run "
+        "suggestions/); needs --pool and one judge.")] = 0,
+    strata: Annotated[int, typer.Option(help="Score strata of the population (--pool).")] = 16,
+    target_width: Annotated[float, typer.Option(
+        help="Stopping rule: no suggestions once τ's 95% CI is at most this wide.")] = 0.1,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -48,8 +57,14 @@ def calibrate_command(
     (default runs/<UTC time>-calibrate-<pid>). Judges are given as for eval (--judge, --judges,
     --base-url, --scorer, limits…); several are compared on one chart. Per judge it records its
     outcomes, and the terminal says when some of its calls failed (its statistics then use the
-    scored pairs only). Exit status 2 on bad input; 1 when some judge calls failed (the output
-    is written) or the disk refused a write.
+    scored pairs only). With --pool (unlabelled pairs) each judge also scores the pool and τ,
+    its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
+    stratum, bootstrap within strata (judge/calibration/stratified.py); --suggest N then writes
+    the N pool pairs to label next (Neyman allocation over the strata, focused on τ's CI,
+    random within a stratum) as suggestions.jsonl and the run suggestions/ for `simjudge
+    audit`, unless τ's CI is already within --target-width (the stopping rule). Exit status 2
+    on bad input; 1 when some judge calls failed (the output is written) or the disk refused
+    a write.
     """
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
@@ -74,13 +89,16 @@ def calibrate_command(
         label_set = load_labels(labels, pred_field, truth_field, label_field,
                                 positive_threshold, where or [], max_chars=max_chars)
         say(label_set.describe())  # how repeated rows were merged
+        active = _active(pool, suggest, strata, target_width, label_set, len(judges),
+                         pred_field, truth_field, max_chars)
         target = out_dir or default_run_dir("calibrate")
         prepare_out_dir(target, overwrite)  # before any judge call
         cache = JudgeCache(cache_dir, cache_mode)
         try:
             with progress() as factory:
                 result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
-                                         folds, seed, run, overwrite, progress_factory=factory)
+                                         folds, seed, run, overwrite, progress_factory=factory,
+                                         active=active)
         finally:
             cache.close()
     except (InputError, CacheMissError) as exc:
@@ -91,6 +109,38 @@ def calibrate_command(
 
     print_all(out, calibrate_summary(result, objective))
     say(f"calibration written to {target}")
+    if (result.get("suggestions") or {}).get("written"):
+        say(f"label them: simjudge audit {target / 'suggestions'} (--blind hides the judge), "
+            "then simjudge labels merge LABELS EXPORT.jsonl -o NEW.jsonl and calibrate again")
     if any(n for r in result["judges"].values()
            for o_, n in (r.get("outcomes") or {}).items() if o_ != "ok"):
         raise typer.Exit(1)  # like eval: some judge calls failed (named above)
+
+
+def _active(pool: Path | None, suggest: int, strata: int, target_width: float, labels: Any,
+            n_judges: int, pred_field: str, truth_field: str, max_chars: int) -> Any:
+    """The checked pool options (None without --pool); the pool is read here, before any
+    judge call.
+
+    Raises:
+        InputError: --suggest < 0, or without --pool, or with several judges; --strata < 1;
+            --target-width outside (0, 1]; a bad pool file (:func:`~judge.calibration.suggest.
+            load_pool`).
+    """
+    from judge.calibration.suggest import ActiveOptions, load_pool
+    from judge.cli.checks import check_min
+
+    check_min("suggest", suggest, 0, " (pairs to suggest; 0 = none)")
+    check_min("strata", strata, 1)
+    if not 0.0 < target_width <= 1.0:
+        raise InputError(f"expected a width in (0, 1], got {target_width}", field="target-width")
+    if pool is None:
+        if suggest:
+            raise InputError("--suggest needs --pool: the unlabelled pairs to choose from",
+                             field="suggest")
+        return None
+    if suggest and n_judges != 1:
+        raise InputError(f"--suggest takes one judge (the strata are its scores), got "
+                         f"{n_judges}", field="suggest")
+    return ActiveOptions(load_pool(pool, labels, pred_field, truth_field, max_chars), suggest,
+                         strata, target_width)

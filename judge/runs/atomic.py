@@ -253,6 +253,8 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
         tmp.mkdir()
         yield tmp
         for f in tmp.iterdir():
+            if f.is_dir():  # a nested run directory, written (and synced) by its own atomic_dir
+                continue
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
         _fsync_dir(tmp)

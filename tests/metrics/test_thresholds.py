@@ -61,3 +61,30 @@ def test_sweep_matches_binary_scores(xs: list[tuple[float, bool]]) -> None:
             warnings.simplefilter("ignore")
             k = cohen_kappa_score(labels, pred)
         assert (np.isnan(p.kappa) and np.isnan(k)) or p.kappa == pytest.approx(k)
+
+
+def test_weighted_sweep_equals_the_sweep_of_repeated_pairs() -> None:
+    # integer weights w: the sweep of the data with pair i repeated w[i] times (an independent
+    # path: np.repeat + the unweighted sweep), counts and every ratio
+    from metrics import sweep_arrays
+
+    s = np.array([0.9, 0.8, 0.75, 0.6, 0.4, 0.35, 0.2, 0.1])
+    y = np.array([1, 1, 0, 1, 0, 1, 0, 0], dtype=bool)
+    w = np.array([3, 1, 2, 5, 1, 4, 2, 6])
+    got = sweep_arrays(s, y, weights=w)
+    ref = sweep_arrays(np.repeat(s, w), np.repeat(y, w))
+    assert set(got) == set(ref)
+    for key in ref:
+        np.testing.assert_allclose(got[key], ref[key], err_msg=key)
+    # by hand at τ = 0.5 (scores 0.9, 0.8, 0.75, 0.6 above): tp = 3 + 1 + 5, fp = 2,
+    # fn = 4 (the 0.35 positive), tn = 1 + 2 + 6
+    k = int(np.flatnonzero(np.isclose(got["tau"], 0.5))[0])
+    assert (got["tp"][k], got["fp"][k], got["fn"][k], got["tn"][k]) == (9.0, 2.0, 4.0, 9.0)
+
+
+@pytest.mark.parametrize("weights", [[1, 1, -1], [1, float("nan"), 1], [0, 0, 0], [1, 1]])
+def test_bad_weights_raise(weights: list[float]) -> None:
+    from metrics import sweep_arrays
+
+    with pytest.raises(ValueError, match="weights"):
+        sweep_arrays([0.1, 0.5, 0.9], [0, 1, 1], weights=weights)

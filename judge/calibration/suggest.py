@@ -1,0 +1,228 @@
+"""``simjudge calibrate LABELS --pool UNLABELLED [--suggest N]``: τ of the whole population
+(labelled pairs + unlabelled pool) from a stratified sample of labels, and the pairs to label next.
+
+The statistics are :mod:`judge.calibration.stratified`'s. This module reads the pool, builds the
+population of one judge's scores, and writes the suggestions: ``suggestions.jsonl`` (a
+``--task selection`` input, one 1×1 item per pair: ``id``, ``pred``, ``truth``, and the
+``score``, ``stratum`` and pool ``source`` line) and ``suggestions/``, a run directory of those
+items judged by the same judge (cache hits) at τ̂, which ``simjudge audit`` opens for labelling
+(``--blind`` hides the judge's scores). The labels the page exports are merged into the labels
+file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round; the stopping rule is
+τ̂'s 95 % interval width ≤ ``--target-width``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge import io
+from judge.calibration.labels import LabelSet
+from judge.calibration.stratified import Design, score_strata
+from judge.errors import InputError
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The unlabelled pairs (distinct, none of them a labelled pair).
+
+    Attributes:
+        pairs: ``(pred, truth)`` in first-seen order.
+        ids: each pair's ``id`` field when its row has one, else ``pool-line<N>``.
+        sources: ``FILE:LINE`` of each pair's first row.
+        path, sha256: the file.
+        rows: rows read; ``labelled``: rows whose pair is already labelled (left out);
+        ``repeated``: rows repeating an earlier pool pair.
+    """
+
+    pairs: list[tuple[str, str]]
+    ids: list[str]
+    sources: list[str]
+    path: str
+    sha256: str
+    rows: int
+    labelled: int
+    repeated: int
+
+
+def load_pool(path: str | Path, labels: LabelSet, pred_field: str = "pred",
+              truth_field: str = "truth", max_chars: int = 4096) -> Pool:
+    """Read the unlabelled pool (JSONL/CSV/TSV; any label field is ignored).
+
+    Raises:
+        InputError: unreadable file, a missing or non-string side, a string over ``max_chars``
+            (file, line and field named), or no pair left once the labelled ones are removed.
+    """
+    known = {(p.pred, p.truth) for p in labels.pairs}
+    seen: set[tuple[str, str]] = set()
+    pairs: list[tuple[str, str]] = []
+    ids: list[str] = []
+    sources: list[str] = []
+    records = io.read_records(path)
+    labelled = repeated = 0
+    for rec in records:
+        pair = (io.text(rec, pred_field), io.text(rec, truth_field))
+        for name, side in zip((pred_field, truth_field), pair, strict=True):
+            io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
+        if pair in known:
+            labelled += 1
+        elif pair in seen:
+            repeated += 1
+        else:
+            seen.add(pair)
+            pairs.append(pair)
+            ids.append(io.record_id(rec, ("id",)) if "id" in rec.data else f"pool-line{rec.line}")
+            sources.append(f"{rec.path}:{rec.line}")
+    if not pairs:
+        raise InputError(f"no unlabelled pair in the pool ({len(records)} rows, {labelled} of "
+                         "them labelled pairs)", path)
+    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return Pool(pairs, ids, sources, str(path), sha, len(records), labelled, repeated)
+
+
+@dataclass(frozen=True)
+class ActiveOptions:
+    """``calibrate``'s pool options.
+
+    Attributes:
+        pool: the unlabelled pairs.
+        suggest: pairs to suggest for labelling (0 = estimate only).
+        strata: score strata (>= 1).
+        target_width: stop when τ's 95 % interval is at most this wide, in (0, 1].
+    """
+
+    pool: Pool
+    suggest: int = 0
+    strata: int = 16
+    target_width: float = 0.1
+
+
+@dataclass(frozen=True)
+class Population:
+    """One judge's scores of the labelled pairs it scored followed by the pool's.
+
+    Attributes:
+        scores: shape (m + P,): the ``m`` scored labelled pairs, then every pool pair (NaN where
+            the judge gave no verdict: never sampled).
+        design: the stratified sample (the labelled pairs are population indices ``0 … m−1``).
+        labelled_count: ``m``.
+    """
+
+    scores: NDArray[np.float64]
+    design: Design
+    labelled_count: int
+
+    @classmethod
+    def build(cls, label_scores: NDArray[np.float64], positive: NDArray[np.bool_],
+              pool_scores: NDArray[np.float64], n_strata: int) -> Population:
+        """From the scored labelled pairs' scores and labels (no NaN) and the pool's scores."""
+        scores = np.concatenate([label_scores, pool_scores])
+        m = len(label_scores)
+        design = Design(score_strata(scores, n_strata), np.arange(m), positive)
+        return cls(scores, design, m)
+
+    def report(self, tau_ci95: Any, pool: Pool, pool_scores: Any,
+               target_width: float) -> dict[str, Any]:
+        """The ``stratified`` section of a judge's calibration report.
+
+        Args:
+            tau_ci95: τ̂'s stratified-bootstrap interval ``[low, high]`` (None = no bootstrap).
+            pool: the pool; pool_scores: the judge's :class:`JudgeScores` of its pairs.
+            target_width: the stopping rule's width of τ's 95 % interval, in (0, 1].
+        """
+        big, small, pos = self.design.sizes()
+        rows = []
+        for h in range(self.design.n_strata):
+            sh = self.scores[self.design.strata == h]
+            rows.append({"scores": [round(float(sh.min()), 6), round(float(sh.max()), 6)],
+                         "pairs": int(big[h]), "labelled": int(small[h]),
+                         "positive": int(pos[h])})
+        width = (None if not tau_ci95 or any(x is None or x != x for x in tau_ci95)
+                 else round(float(tau_ci95[1]) - float(tau_ci95[0]), 6))
+        pool_failed = int(np.isnan(pool_scores.scores).sum())
+        return {
+            "pool": {"path": pool.path, "sha256": pool.sha256, "rows": pool.rows,
+                     "pairs": len(pool.pairs), "already_labelled": pool.labelled,
+                     "repeated": pool.repeated, "without_verdict": pool_failed,
+                     "judge_calls": pool_scores.judge_calls, "cache_hits": pool_scores.cache_hits,
+                     "outcomes": pool_scores.outcomes},
+            "population": int((self.design.strata >= 0).sum()),
+            "labelled": self.labelled_count, "strata": rows,
+            "estimator": "τ̂ of the sweep weighting each labelled pair N_h/n_h (score strata, "
+                         "equal-count quantiles of the population's scores); 95 % CI from a "
+                         "bootstrap resampling within strata",
+            "unweighted": "ROC-AUC, PR-AUC, the correlations and the cross-validation are of "
+                          "the labelled sample, unweighted",
+            "tau_ci95_width": width, "target_width": target_width,
+            "target_reached": width is not None and width <= target_width,
+        }
+
+
+def suggestion_rows(population: Population, picks: list[int], pool: Pool) -> list[dict[str, Any]]:
+    """``suggestions.jsonl`` rows (a ``--task selection`` input) for population indices
+    ``picks`` (pool pairs only)."""
+    rows = []
+    for i in picks:
+        k = i - population.labelled_count
+        pred, truth = pool.pairs[k]
+        rows.append({"id": pool.ids[k], "pred": [pred], "truth": [truth],
+                     "score": round(float(population.scores[i]), 6),
+                     "stratum": int(population.design.strata[i]), "source": pool.sources[k]})
+    return rows
+
+
+def pick_suggestions(active: ActiveOptions, populations: dict[str, Population],
+                 reports: dict[str, Any], seed: int) -> list[dict[str, Any]]:
+    """The ``suggestions.jsonl`` rows (:func:`suggestion_rows`) for ``active.suggest`` pairs of
+    the one judge's population (:func:`judge.calibration.stratified.suggest`, focused on τ̂'s
+    interval); none without a population (the judge's τ is undefined) or when τ's interval
+    already meets the target width.
+
+    Args:
+        populations: judge id → its population (one judge); reports: judge id → its
+            calibration report (with ``stratified`` and ``bootstrap``); seed: the draw's seed.
+    """
+    if not active.suggest or not populations:
+        return []
+    from judge.calibration.stratified import suggest
+
+    (jid, population), = populations.items()  # --suggest takes one judge
+    strat = reports[jid]["stratified"]
+    if strat["target_reached"]:
+        return []
+    ci = (reports[jid].get("bootstrap") or {}).get("tau_ci95")
+    window = ((float(ci[0]), float(ci[1])) if ci is not None
+              and strat["tau_ci95_width"] is not None else None)
+    picks = suggest(population.design, active.suggest, seed, population.scores, window)
+    return suggestion_rows(population, picks, active.pool)
+
+
+def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judge: Any,
+                      cache: Any, tau: float) -> None:
+    """Write ``suggestions.jsonl`` and the ``suggestions/`` run (the selection task at ``tau``,
+    items judged through ``cache`` — hits, as the pool was just scored) into ``out``, a
+    directory that becomes ``final``.
+
+    Raises:
+        judge.runs.atomic.RunWriteError: the disk refused a write.
+    """
+    from judge.evaluate import run_evaluation
+    from judge.runs.atomic import dumps
+    from judge.runs.store import write_run
+    from judge.tasks.base import Params, Source
+    from judge.tasks.registry import get_task
+
+    path = out / "suggestions.jsonl"
+    path.write_text("".join(dumps(r) + "\n" for r in rows), encoding="utf-8")
+    task = get_task("selection")
+    items = task.load(Source(path, id_fields=("id",), max_chars=0))
+    extra = {"command": ["simjudge", "calibrate", "--suggest"],
+             "data": {"path": str(final / "suggestions.jsonl"), "sha256": io.file_sha256(path)}}
+    record = run_evaluation(items, task, judge, Params(tau=tau), cache=cache,
+                            config_extra=extra, bootstrap=0)
+    write_run(record, out / "suggestions")
