@@ -366,7 +366,9 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
         st = r.get("stratified")
         if st:
             w = st.get("tau_ci95_width")
-            reached = "reached" if st.get("target_reached") else "not reached"
+            short = st.get("strata_below_minimum") or 0
+            reached = ("reached" if st.get("target_reached") else "not reached" + (
+                f"; {short} strata still below their minimum of labels" if short else ""))
             out.append(Text(
                 f"{jid}: τ of the population of {num(st.get('population'))} pairs "
                 f"({num(st.get('labelled'))} labelled + pool), labels weighted over "
@@ -379,9 +381,10 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
                             + (f" — {r['note']}" if r.get("note") else "")))
     sug = result.get("suggestions")
     if sug:
+        stops = {"target reached": ": τ's CI is within the target, labelling can stop",
+                 "τ undefined": ": τ is undefined for this judge (see above)"}
         out.append(Text(f"suggested {num(sug.get('written'))} of {num(sug.get('requested'))} "
-                        "pairs to label" + ("" if sug.get("written") else
-                                            ": τ's CI is within the target, labelling can stop")))
+                        "pairs to label" + stops.get(sug.get("stop") or "", "")))
     return out
 
 

@@ -304,6 +304,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
             write_suggestions(tmp, out, suggestions, judges[0], cache, chosen[judges[0].id])
         if active is not None and active.suggest:
             result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
+                                     "stop": None if suggestions else (
+                                         "target reached" if populations else "τ undefined"),
                                      "file": "suggestions.jsonl" if suggestions else None,
                                      "audit": "suggestions" if suggestions else None}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from metrics import best_index, percentile_ci, sweep_arrays
 
-MIN_PER_STRATUM = 5
+MIN_PER_STRATUM = 3
 """Labels every stratum gets before Neyman allocation applies, and the fewest an estimation
 stratum holds (:meth:`Design.groups` collapses strata with fewer)."""
 

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from judge import io
 from judge.calibration.labels import LabelSet
-from judge.calibration.stratified import Design, score_strata
+from judge.calibration.stratified import MIN_PER_STRATUM, Design, score_strata
 from judge.errors import InputError
 
 
@@ -133,7 +133,9 @@ class Population:
         Args:
             tau_ci95: τ̂'s stratified-bootstrap interval ``[low, high]`` (None = no bootstrap).
             pool: the pool; pool_scores: the judge's :class:`JudgeScores` of its pairs.
-            target_width: the stopping rule's width of τ's 95 % interval, in (0, 1].
+            target_width: the stopping rule's width of τ's 95 % interval, in (0, 1]; the
+                target counts as reached only once every stratum also holds
+                ``MIN_PER_STRATUM`` labels (or all its pairs).
         """
         big, small, pos = self.design.sizes()
         rows = []
@@ -145,6 +147,10 @@ class Population:
         width = (None if not tau_ci95 or any(x is None or x != x for x in tau_ci95)
                  else round(float(tau_ci95[1]) - float(tau_ci95[0]), 6))
         pool_failed = int(np.isnan(pool_scores.scores).sum())
+        # the stopping rule also waits for every stratum's minimum of labels: before that the
+        # strata are collapsed and the bootstrap can be far too narrow (a τ̂ at the edge of a
+        # few labelled scores barely moves under resampling)
+        short = int((small < np.minimum(MIN_PER_STRATUM, big)).sum())
         return {
             "pool": {"path": pool.path, "sha256": pool.sha256, "rows": pool.rows,
                      "pairs": len(pool.pairs), "already_labelled": pool.labelled,
@@ -159,7 +165,8 @@ class Population:
             "unweighted": "ROC-AUC, PR-AUC, the correlations and the cross-validation are of "
                           "the labelled sample, unweighted",
             "tau_ci95_width": width, "target_width": target_width,
-            "target_reached": width is not None and width <= target_width,
+            "strata_below_minimum": short,
+            "target_reached": width is not None and width <= target_width and not short,
         }
 
 

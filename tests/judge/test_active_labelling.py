@@ -45,33 +45,38 @@ def _design(labelled_per_stratum: list[int], size: int = 10,
 
 
 def test_collapsed_strata_and_weights_by_hand() -> None:
-    # labelled per stratum 3, 2, 5, 1 (MIN_PER_STRATUM = 5): strata 0+1 reach 5 → group
-    # 0; stratum 2 has 5 → group 1; stratum 3's single label is too few → joins group 1.
-    # Weights N_g / n_g: group 0 = 20 pairs / 5 labels = 4; group 1 = 20 / 6
-    assert st.MIN_PER_STRATUM == 5
+    # labelled per stratum 3, 2, 5, 1 (MIN_PER_STRATUM = 3): stratum 0 has 3 → group 0;
+    # strata 1+2 reach 7 → group 1; stratum 3's single label is too few → joins group 1.
+    # Weights N_g / n_g: group 0 = 10 pairs / 3 labels; group 1 = 30 / 8
+    assert st.MIN_PER_STRATUM == 3
     d = _design([3, 2, 5, 1])
-    assert d.groups()[::10].tolist() == [0, 0, 1, 1]
-    np.testing.assert_allclose(d.weights(), [4.0] * 5 + [20 / 6] * 6)
+    assert d.groups()[::10].tolist() == [0, 1, 1, 1]
+    np.testing.assert_allclose(d.weights(), [10 / 3] * 3 + [30 / 8] * 8)
     # the weights sum to the population: every scored pair is represented once
     assert d.weights().sum() == pytest.approx(40)
 
 
 def test_neyman_allocation_by_hand() -> None:
     # N_h = 10 each; labelled 0, 2, 2, 2 with 0, 0, 1, 2 positives; all four are under
-    # MIN_PER_STRATUM = 5, so each pick goes to the largest gap target − have. Laplace
+    # MIN_PER_STRATUM = 3, so picks go to the largest gap target − have among them. Laplace
     # p = (pos+1)/(n+2) = 0.5, 0.25, 0.5, 0.75; N·σ = 5, 4.330, 5, 4.330; targets for
     # n + k = 10: 2.679, 2.321, 2.679, 2.321. Gaps from (0, 2, 2, 2): 2.679 → s0, 1.679 → s0,
-    # then s0 and s2 tie at 0.679 → s0 (the first), then 0.679 → s2
+    # s0 and s2 tie at 0.679 → s0 (the first); s0 is then at the minimum: 0.679 → s2
     d = _design([0, 2, 2, 2], positive_per_stratum=[0, 0, 1, 2])
     assert allocate(d, 4).tolist() == [3, 0, 1, 0]
-    # τ̂'s window over stratum 3 only (FOCUS = 4): shares 5, 4.330, 5, 17.321 → targets
-    # 1.580, 1.368, 1.580, 5.472; gaps: s3 3.472, s3 2.472, then s0 1.580 > s3 1.472, then s3
+    # every stratum at the minimum: 3 labels each with 0, 1, 2, 3 positives → p = 0.2, 0.4,
+    # 0.6, 0.8; N·σ = 4, 4.899, 4.899, 4; targets for 16: 3.596, 4.404, 4.404, 3.596; gaps
+    # 0.596, 1.404, 1.404, 0.596 → s1, s2, then s0 (0.596 first of a tie), then s3
+    d = _design([3, 3, 3, 3], positive_per_stratum=[0, 1, 2, 3])
+    assert allocate(d, 4).tolist() == [1, 1, 1, 1]
+    # τ̂'s window over stratum 3 only (FOCUS = 4): its share 16 → targets 2.148, 2.630, 2.630,
+    # 8.591: all four labels go to stratum 3
     scores = np.repeat([0.1, 0.3, 0.5, 0.7], 10) + np.tile(np.arange(10) / 1000, 4)
     assert st.FOCUS == 4.0
-    assert allocate(d, 4, scores, (0.69, 0.8)).tolist() == [1, 0, 0, 3]
+    assert allocate(d, 4, scores, (0.69, 0.8)).tolist() == [0, 0, 0, 4]
     # never more than a stratum's unlabelled pairs, never a labelled pair
-    picks = suggest(d, 34, seed=3)
-    assert len(picks) == len(set(picks)) == 34 and not set(picks) & set(d.labelled.tolist())
+    picks = suggest(d, 34, seed=3)  # 40 pairs − 12 labelled = 28 left: all of them, once
+    assert sorted(picks) == sorted(set(range(40)) - set(d.labelled.tolist()))
     assert suggest(d, 4, seed=3) == suggest(d, 4, seed=3)  # seeded
 
 
@@ -122,6 +127,8 @@ def test_suggest_round_trip(tmp_path: Path, am2ico_pool: tuple[Path, Path, dict]
     r = rep["judges"]["local"]
     strat = r["stratified"]
     assert strat["labelled"] == 32 and strat["pool"]["already_labelled"] == 32  # 250 rows [::8]
+    # ~2 labels per stratum: the stopping rule waits for each stratum's minimum of 3
+    assert strat["target_reached"] is False and strat["strata_below_minimum"] > 0
     assert sum(h["pairs"] for h in strat["strata"]) == strat["population"]
     assert sum(h["labelled"] for h in strat["strata"]) == 32
     # weighted counts at τ add up to the population (each weight is N_g / n_g)
@@ -159,15 +166,20 @@ def test_suggest_round_trip(tmp_path: Path, am2ico_pool: tuple[Path, Path, dict]
 
 def test_target_reached_writes_no_suggestions(tmp_path: Path,
                                               am2ico_pool: tuple[Path, Path, dict]) -> None:  # type: ignore[type-arg]
-    labels, pool, _ = am2ico_pool
+    _, pool, truth = am2ico_pool
+    # every second pool pair labelled: each of the 16 strata (~16 pairs) holds its minimum
+    labels = _write_jsonl(tmp_path / "half.jsonl", [
+        {"pred": p, "truth": t, "label": y} for p, t, y in
+        ((p, t, y) for k, ((p, t), y) in enumerate(truth.items()) if k % 2 == 0)])
     code, text = _calibrate(labels, "--judge", "local", "--pool", pool, "--suggest", 5,
                             "--target-width", 1.0, "--bootstrap", 50, "--out", tmp_path / "c")
     assert code == 0, text
     assert "labelling can stop" in text
     assert not (tmp_path / "c" / "suggestions.jsonl").exists()
     rep = json.loads((tmp_path / "c" / "calibration.json").read_text())
-    assert rep["suggestions"]["written"] == 0
-    assert rep["judges"]["local"]["stratified"]["target_reached"] is True
+    assert rep["suggestions"]["written"] == 0 and rep["suggestions"]["stop"] == "target reached"
+    strat = rep["judges"]["local"]["stratified"]
+    assert strat["target_reached"] is True and strat["strata_below_minimum"] == 0
 
 
 @pytest.mark.parametrize("extra,message", [
