@@ -64,6 +64,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.verdict_rows),
+        **endpoint_summary(judge),
     }
     config: dict[str, Any] = {
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -138,6 +139,23 @@ def _logprob_counts(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]
                    for r in graded)
     return {"logprobs": {"verdicts": len(graded), "with_distribution": with_dist,
                          "fallback": fallback}}
+
+
+def endpoint_summary(judge: Judge | None) -> dict[str, Any]:
+    """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
+    endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
+    each with their own); ``{}`` when none does."""
+    out: dict[str, Any] = {}
+    seen: set[int] = set()
+    todo = [judge] if judge is not None else []
+    while todo:
+        j = todo.pop(0)
+        pool = getattr(j, "endpoint_pool", None)
+        if pool is not None and id(pool) not in seen:
+            seen.add(id(pool))
+            out[j.id] = pool.stats()
+        todo.extend(getattr(j, "members", None) or [])
+    return {"endpoints": out} if out else {}
 
 
 def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,

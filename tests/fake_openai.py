@@ -111,7 +111,8 @@ class FakeServerConfig:
         fault_rate: share of responses replaced by a fault, spread evenly over ``faults``.
         faults: fault kinds to draw from.
         timeout_sleep_s: how long a "timeout" response stalls.
-        reject_formats: response_format types answered with HTTP 400.
+        reject_formats: response_format types answered with HTTP 400 (``guided_json``: a
+            request carrying vLLM's ``guided_json`` field).
         seed: random seed of the fault draws.
         batch_drop_last: batch answers leave out their last gold item (a partial answer).
         echo_auth_status: when non-zero, every request is answered with this HTTP status and
@@ -289,6 +290,10 @@ class FakeOpenAIServer:
             self._record(path, body, "404")
             return 404, {"error": {"message": "unknown route"}}, {}
         fmt = (body.get("response_format") or {}).get("type")
+        if "guided_json" in body and "guided_json" in self.config.reject_formats:
+            self._record(path, body, "rejected-format")
+            return 400, {"error": {"message": "guided_json is not supported by this server",
+                                   "type": "invalid_request"}}, {}
         if fmt in self.config.reject_formats:
             self._record(path, body, "rejected-format")
             return 400, {"error": {"message": f"response_format type {fmt} is not supported "

@@ -22,7 +22,8 @@ JudgeSpecs = Annotated[list[str] | None, typer.Option(
 JudgesFile = Annotated[Path | None, typer.Option(
     "--judges", help="TOML file of judges; --judge then names one of its ids.")]
 BaseUrl = Annotated[str | None, typer.Option(
-    help="OpenAI-compatible endpoint for openai:/openai-embedding: judges.")]
+    help="OpenAI-compatible endpoint for openai:/vllm:/sglang:/openai-embedding: judges; "
+    "several replicas comma-separated (chat judges: balanced, with failover).")]
 ApiKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the API key.")]
 ScorerOpt = Annotated[str, typer.Option(
     "--scorer", help="Prompt scorer: entity_similarity@v1 (one call per pair) or "

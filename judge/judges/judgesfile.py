@@ -34,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judge.errors import InputError
 from judge.judges.base import Judge
@@ -59,7 +59,8 @@ class JudgeEntry(BaseModel):
             is validated, so the message can list them).
         model: the argument of the backend's spec (:attr:`judge.judges.registry.Backend.arg`:
             a model name, ``PROVIDER:MODEL``, a file path); absent for backends without one.
-        base_url, api_key_env, scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
+        base_url (one URL, or a list of replicas' URLs: balanced with failover), api_key_env,
+        scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
         method, max_batch, http, stop_after, threads, score_mode, opposite_guard: as
         :class:`judge.judges.options.JudgeOptions`
         (absent = the command line's value; ``stop_after`` = consecutive fatal failures after
@@ -88,6 +89,15 @@ class JudgeEntry(BaseModel):
     threads: int | None = None
     score_mode: str | None = None
     opposite_guard: bool | None = None
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _endpoints(cls, v: Any) -> Any:
+        """Several endpoints as a list of URLs → the comma-separated form of ``--base-url``
+        (anything else is validated as a string)."""
+        if isinstance(v, list) and v and all(isinstance(u, str) for u in v):
+            return ",".join(v)
+        return v
 
 
 class _Locator:

@@ -151,7 +151,9 @@ class LLMJudge(Judge, abc.ABC):
 
     def identity(self) -> dict[str, Any]:
         """The parts of the cache key that identify this backend and model (no credentials)."""
-        return {"backend": self.backend, "base_url": self.config.base_url,
+        from judge.judges.endpoints import endpoint_key
+
+        return {"backend": self.backend, "base_url": endpoint_key(self.config.base_url),
                 "model": self.config.model, "params": self.config.params}
 
     def sample_of(self, k: int) -> LLMJudge:

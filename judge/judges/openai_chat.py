@@ -19,12 +19,23 @@ import copy
 import os
 from typing import Any
 
+from judge.judges.endpoints import EndpointPool
 from judge.judges.failures import describe_sdk_error
 from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig
 from judge.judges.replies import chat_result
 from judge.redact import register_key_env
 
 MODES = ("json_schema", "json_object", "text")
+FLAVOUR_MODES: dict[str, tuple[str, ...]] = {
+    "openai": MODES,
+    "vllm": ("guided_json", "json_schema", "text"),
+    "sglang": ("json_schema", "text"),
+}
+"""Structured-output request fields tried in order, by server flavour (``openai:``, ``vllm:``,
+``sglang:`` specs): OpenAI and compatible servers take ``response_format`` (JSON schema, then
+JSON mode); vLLM's own field is ``guided_json`` (the schema; its ``response_format`` json_schema
+is the fallback); SGLang takes ``response_format`` json_schema (no JSON mode). ``text`` = no
+format, the tolerant parser."""
 _UNSUPPORTED_IN_STRICT = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "title",
                           "default")
 
@@ -55,7 +66,8 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 def _format_rejected(exc: Exception) -> bool:
     text = str(exc).lower()
     return any(w in text for w in ("response_format", "json_schema", "json schema",
-                                   "structured output", "json_object", "not supported"))
+                                   "structured output", "json_object", "not supported",
+                                   "guided_json", "guided"))
 
 
 class OpenAIJudge(LLMJudge):
@@ -68,6 +80,12 @@ class OpenAIJudge(LLMJudge):
             custom ``base_url`` an unset variable means "no key needed".
         timeout_s: per-request timeout in seconds (default 60).
         max_retries: SDK retries for 429/5xx/timeouts/connection errors (default 2).
+        http: ``auto``, ``aiohttp`` or ``httpx`` (:func:`resolve_http`).
+        flavour: ``openai``, ``vllm`` or ``sglang``: the structured-output fields sent
+            (:data:`FLAVOUR_MODES`); it is the judge's ``backend`` (part of the cache key).
+
+    ``config.base_url`` may list several endpoints, comma-separated: requests are balanced
+    over them with failover (:mod:`judge.judges.endpoints`).
 
     Raises:
         judge.errors.InputError: no key for the OpenAI API itself.
@@ -76,9 +94,20 @@ class OpenAIJudge(LLMJudge):
     backend = "openai"
 
     def __init__(self, judge_id: str, config: LLMJudgeConfig, api_key_env: str = "OPENAI_API_KEY",
-                 timeout_s: float = 60.0, max_retries: int = 2, http: str = "auto") -> None:
+                 timeout_s: float = 60.0, max_retries: int = 2, http: str = "auto",
+                 flavour: str = "openai") -> None:
         super().__init__(judge_id, config)
         from judge.errors import InputError
+        from judge.judges.endpoints import split_urls
+
+        if flavour not in FLAVOUR_MODES:
+            raise InputError(f"unknown server flavour {flavour!r}; expected one of "
+                             f"{', '.join(FLAVOUR_MODES)}", field="judge")
+        self.backend = flavour
+        self.modes = FLAVOUR_MODES[flavour]
+        urls = split_urls(config.base_url)
+        self._pool = (EndpointPool(urls, lambda url: make_client(
+            api_key_env, url, timeout_s, max_retries, self.http)) if len(urls) > 1 else None)
 
         self.api_key_env = api_key_env
         register_key_env(api_key_env)  # its value is redacted from every error text
@@ -89,7 +118,7 @@ class OpenAIJudge(LLMJudge):
             raise InputError(f"{api_key_env} is not set (needed for the OpenAI API)",
                              field="judge")
         # a grade scorer's answer is one digit read with its logprobs: no JSON format
-        self._mode_index = MODES.index("text") if config.scorer.mode == "grade" else 0
+        self._mode_index = self.modes.index("text") if config.scorer.mode == "grade" else 0
         self._client: Any = None
         # built once: pydantic's schema generation costs ~1 ms a call
         self._formats: dict[str, dict[str, Any]] = {
@@ -98,6 +127,7 @@ class OpenAIJudge(LLMJudge):
                                             "schema": strict_schema(config.scorer.json_schema())}},
             "json_object": {"type": "json_object"},
         }
+        self._guided = strict_schema(config.scorer.json_schema())
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -106,34 +136,60 @@ class OpenAIJudge(LLMJudge):
         return self._client
 
     async def aclose(self) -> None:
-        """Close the HTTP client (it belongs to the event loop of this run)."""
+        """Close the HTTP client(s) (they belong to the event loop of this run)."""
         if self._client is not None:
             await self._client.close()
             self._client = None
+        if self._pool is not None:
+            await self._pool.aclose()
 
     def describe(self) -> dict[str, Any]:
         """Identity plus the key's variable name (never its value) and the output mode."""
         return {**super().describe(), "api_key_env": self.api_key_env,
                 "timeout_s": self.timeout_s, "max_retries": self.max_retries,
-                "http": self.http, "output_mode": MODES[self._mode_index]}
+                "http": self.http, "output_mode": self.modes[self._mode_index]}
+
+    def sample_of(self, k: int) -> OpenAIJudge:
+        """As :meth:`LLMJudge.sample_of`; a clone gets its own endpoint pool (its clients are
+        closed when its calls end, which must not cut off the other samples' calls)."""
+        clone = super().sample_of(k)
+        assert isinstance(clone, OpenAIJudge)
+        if clone is not self and self._pool is not None:
+            clone._pool = self._pool.fresh()
+        return clone
+
+    @property
+    def endpoint_pool(self) -> EndpointPool | None:
+        """The endpoints balanced over (several base URLs; shared by this judge's
+        :meth:`sample_of` clones), else None."""
+        return self._pool
 
     def _response_format(self, mode: str) -> dict[str, Any] | None:
         fmt: dict[str, Any] | None = self._formats.get(mode)
         return fmt
 
     async def call(self, messages: list[dict[str, str]]) -> CallResult:
-        """One chat completion with the structured-output fallback chain."""
+        """One chat completion with the structured-output fallback chain (on the least busy
+        endpoint, failing over to the others, when there are several)."""
+        pool = self._pool
+        if pool is None:
+            return await self._call_on(self._get_client(), self.config.base_url, messages)
+        return await pool.request(lambda ep: self._call_on(pool.client(ep), ep.url, messages))
+
+    async def _call_on(self, client: Any, base_url: str | None,
+                       messages: list[dict[str, str]]) -> CallResult:
         import httpx2
         import openai
 
-        client = self._get_client()
         while True:
-            mode = MODES[self._mode_index]
+            mode = self.modes[self._mode_index]
             body: dict[str, Any] = {"model": self.config.model, "messages": messages,
                                     **self.config.params}
             fmt = self._response_format(mode)
             if fmt is not None:
                 body["response_format"] = fmt
+            elif mode == "guided_json":
+                body["guided_json"] = self._guided
             try:
                 # The SDK's generic request method: the same POST /chat/completions with the
                 # SDK's retries, backoff, Retry-After, timeouts and typed errors, but without
@@ -144,11 +200,11 @@ class OpenAIJudge(LLMJudge):
                 # servers reject an unsupported response_format with 400, 422 or even 500
                 # (llama-cpp-python answers 500 with a validation error): fall back by message
                 if mode != "text" and exc.status_code in (400, 422, 500) and _format_rejected(exc):
-                    self._mode_index = max(self._mode_index, MODES.index(mode) + 1)
+                    self._mode_index = max(self._mode_index, self.modes.index(mode) + 1)
                     continue
-                raise describe_sdk_error(exc, self.config.base_url, self.timeout_s) from None
+                raise describe_sdk_error(exc, base_url, self.timeout_s) from None
             except openai.OpenAIError as exc:  # connection, timeout, anything else of the SDK
-                raise describe_sdk_error(exc, self.config.base_url, self.timeout_s) from None
+                raise describe_sdk_error(exc, base_url, self.timeout_s) from None
             # a 200 reply can still be anything (HTML, cut-off JSON, wrong types): checked
             return chat_result(raw, mode)
 

@@ -181,11 +181,14 @@ def validate_options(o: JudgeOptions) -> None:
         raise _bad("opposite_guard", f"must be true or false, got {o.opposite_guard!r}")
     if not _is_int(o.max_retries) or o.max_retries < 0:
         raise _bad("max_retries", f"must be an integer >= 0, got {o.max_retries!r}")
-    if o.base_url is not None:
-        url = urlsplit(o.base_url) if isinstance(o.base_url, str) else None
-        if url is None or url.scheme not in ("http", "https") or not url.netloc:
-            shown = o.base_url if not looks_like_key(str(o.base_url)) else "(redacted)"
-            raise _bad("base_url", f"must be an http:// or https:// URL, got {shown!r}")
+    if o.base_url is not None:  # one URL, or several comma-separated (judge.judges.endpoints)
+        parts = o.base_url.split(",") if isinstance(o.base_url, str) else [None]
+        for part in parts:
+            url = urlsplit(part.strip()) if isinstance(part, str) else None
+            if url is None or url.scheme not in ("http", "https") or not url.netloc:
+                shown = o.base_url if not looks_like_key(str(o.base_url)) else "(redacted)"
+                raise _bad("base_url", f"must be an http:// or https:// URL (several: "
+                                       f"comma-separated), got {shown!r}")
     if not isinstance(o.api_key_env, str) or not is_env_name(o.api_key_env) or looks_like_key(
             o.api_key_env):
         raise _bad("api_key_env", "takes the NAME of an environment variable (e.g. "

@@ -166,11 +166,27 @@ def logprob_request(scorer: str, params: dict[str, Any]) -> tuple[str, dict[str,
     return scorer, {"max_tokens": 8, **params, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
 
 
-def _openai(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
-    from judge.judges.openai_chat import OpenAIJudge
+def _openai_flavour(flavour: str) -> Callable[[str, str, JudgeOptions], Judge]:
+    def build(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
+        from judge.judges.openai_chat import OpenAIJudge
 
-    return OpenAIJudge(judge_id, _llm_config(arg, o), api_key_env=o.api_key_env,
-                       timeout_s=o.timeout_s, max_retries=o.max_retries, http=o.http)
+        if flavour != "openai" and o.base_url is None:
+            raise InputError(f"{flavour}:MODEL judges a model on your {flavour} server(s): give "
+                             "--base-url http://HOST:PORT/v1 (several, comma-separated, are "
+                             "balanced)", field="base_url")
+        return OpenAIJudge(judge_id, _llm_config(arg, o), api_key_env=o.api_key_env,
+                           timeout_s=o.timeout_s, max_retries=o.max_retries, http=o.http,
+                           flavour=flavour)
+
+    return build
+
+
+def _one_endpoint(spec: str, o: JudgeOptions) -> None:
+    from judge.judges.endpoints import split_urls
+
+    if len(split_urls(o.base_url)) > 1:
+        raise InputError(f"several endpoints (comma-separated --base-url) are balanced for "
+                         f"openai:, vllm: and sglang: judges, not {spec}:", field="base_url")
 
 
 def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
@@ -180,6 +196,7 @@ def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
         raise InputError("--score-mode logprob is served by openai: judges (OpenAI-compatible "
                          "servers return token logprobs); langchain: judges score verbally",
                          field="score_mode")
+    _one_endpoint("langchain", o)
     model = arg.split(":", 1)[1]
     return LangChainJudge(judge_id, arg, _llm_config(model, o), method=o.method,
                           max_retries=o.max_retries, timeout_s=o.timeout_s)
@@ -188,6 +205,7 @@ def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
 def _openai_embedding(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
     from judge.judges.openai_embedding import OpenAIEmbeddingJudge
 
+    _one_endpoint("openai-embedding", o)
     return OpenAIEmbeddingJudge(judge_id, arg, base_url=o.base_url, api_key_env=o.api_key_env,
                                 price=o.prices.get(arg), timeout_s=o.timeout_s,
                                 max_retries=o.max_retries, stop_after=o.stop_after)
@@ -205,8 +223,15 @@ REGISTRY: dict[str, Backend] = {b.name: b for b in (
             "tokens), no model", ("judge_id",)),
     Backend("table", _table, "PATH", "a file path", "scores read from a JSONL/CSV/TSV file "
             "(pred, truth, score)", ("judge_id",)),
-    Backend("openai", _openai, "MODEL", "a model name", "chat model of OpenAI or any "
-            "OpenAI-compatible server", ("base_url", "api_key_env", "http", *_PROMPT_OPTIONS)),
+    Backend("openai", _openai_flavour("openai"), "MODEL", "a model name", "chat model of "
+            "OpenAI or any OpenAI-compatible server (--base-url A,B: several, balanced)",
+            ("base_url", "api_key_env", "http", *_PROMPT_OPTIONS)),
+    Backend("vllm", _openai_flavour("vllm"), "MODEL", "a model name", "chat model on vLLM "
+            "server(s): guided_json structured output", ("base_url", "api_key_env", "http",
+                                                         *_PROMPT_OPTIONS)),
+    Backend("sglang", _openai_flavour("sglang"), "MODEL", "a model name", "chat model on "
+            "SGLang server(s): response_format json_schema", ("base_url", "api_key_env", "http",
+                                                             *_PROMPT_OPTIONS)),
     Backend("langchain", _langchain, "PROVIDER:MODEL", "a provider and a model name",
             "any LangChain chat model", ("base_url", "method", *_PROMPT_OPTIONS)),
     Backend("openai-embedding", _openai_embedding, "MODEL", "a model name",

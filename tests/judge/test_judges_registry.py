@@ -14,9 +14,9 @@ from judge.judges.judgesfile import load_judges_file
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import REGISTRY, SPECS, parse_judge_spec, spec_help
 
-ALL_SPECS = ("local, lexical, table:PATH, openai:MODEL, langchain:PROVIDER:MODEL, "
-             "openai-embedding:MODEL")
-"""The spec list, written out by hand from the table's six rows."""
+ALL_SPECS = ("local, lexical, table:PATH, openai:MODEL, vllm:MODEL, sglang:MODEL, "
+             "langchain:PROVIDER:MODEL, openai-embedding:MODEL")
+"""The spec list, written out by hand from the table's eight rows."""
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +31,8 @@ def _arg(name: str, tmp_path: Path) -> str | None:
         path = tmp_path / "scores.jsonl"
         path.write_text('{"pred": "a", "truth": "b", "score": 0.5}\n', encoding="utf-8")
         return str(path)
-    return {"openai": "some-model", "langchain": "openai:some-model",
+    return {"openai": "some-model", "vllm": "some-model", "sglang": "some-model",
+            "langchain": "openai:some-model",
             "openai-embedding": "some-embedder"}.get(name)
 
 
@@ -54,7 +55,7 @@ def test_specs_and_help_come_from_the_table() -> None:
     assert ", ".join(SPECS) == ALL_SPECS
     assert spec_help() == ALL_SPECS
     lines = spec_help(detailed=True).splitlines()
-    assert len(lines) == len(REGISTRY) == 6
+    assert len(lines) == len(REGISTRY) == 8
     for spec, line in zip(SPECS, lines, strict=True):
         assert line.startswith(f"{spec}: ") and len(line) > len(spec) + 10
 
@@ -125,7 +126,7 @@ def test_judges_file_backends_are_the_registry(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_judges_file(path)
     assert exc.value.message == ("unknown backend 'gpt'; expected one of: local, lexical, table, "
-                                 "openai, langchain, openai-embedding")
+                                 "openai, vllm, sglang, langchain, openai-embedding")
     assert (exc.value.line, exc.value.field) == (3, "judges[1].backend")
     # a malformed langchain model is caught when the file is read, at the model's line
     path.write_text('[[judges]]\nid = "a"\nbackend = "langchain"\nmodel = "openai"\n',

@@ -1,0 +1,191 @@
+"""Several endpoints for one judge (``--base-url A,B``): balancing, failover when one endpoint dies
+mid-run (two loopback servers), per-endpoint statistics, order-free cache keys, server flavours
+(``vllm:`` guided_json, ``sglang:`` response_format), and the static system block first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cache import JudgeCache
+from judge.cli import app
+from judge.errors import InputError
+from judge.judges.base import JudgeContext
+from judge.judges.endpoints import EndpointPool, endpoint_key
+from judge.judges.failures import TransportError
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
+from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, closed_port, fake_score
+
+runner = CliRunner()
+PAIRS = [(f"Alpha {k}", f"{'a' if k % 2 else 'b'}pple {k}") for k in range(40)]
+
+
+def _judge(urls: str, spec: str = "openai:fake-model", **kw):  # type: ignore[no-untyped-def]
+    opts = JudgeOptions(base_url=urls, max_retries=kw.pop("max_retries", 0),
+                        timeout_s=kw.pop("timeout_s", 5.0), **kw)
+    return parse_judge_spec(spec, opts)
+
+
+def _run(judge, pairs, tmp_path):  # type: ignore[no-untyped-def]
+    ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
+    return asyncio.run(judge.judge_pairs(pairs, ctx)), ctx
+
+
+def test_least_outstanding_requests_spreads_the_load(tmp_path: Path) -> None:
+    cfg = FakeServerConfig(latency_s=0.05)
+    with FakeOpenAIServer(cfg) as a, FakeOpenAIServer(cfg) as b:
+        judge = _judge(f"{a.base_url},{b.base_url}", concurrency=8)
+        verdicts, ctx = _run(judge, PAIRS, tmp_path)
+        stats = judge.endpoint_pool.stats()
+    assert [v.score for v in verdicts] == [fake_score(p, t) for p, t in PAIRS]
+    assert len(a.log) + len(b.log) == 40 == ctx.stats.judge_calls
+    # equal replicas, 8 in flight: the least busy one gets each request → about half each
+    assert 12 <= len(a.log) <= 28 and 12 <= len(b.log) <= 28
+    assert stats[a.base_url]["requests"] == len(a.log) == stats[a.base_url]["ok"]
+    assert stats[b.base_url]["failures"] == 0
+
+
+def test_a_replica_killed_mid_run_fails_over(tmp_path: Path) -> None:
+    cfg = FakeServerConfig(latency_s=0.05)
+    with FakeOpenAIServer(cfg) as a:
+        b = FakeOpenAIServer(cfg).start()
+        stopped = threading.Event()
+
+        def kill_b() -> None:  # B dies after answering a few requests, with others in flight
+            while len(b.log) < 5:
+                time.sleep(0.005)
+            b.stop()
+            stopped.set()
+
+        threading.Thread(target=kill_b, daemon=True).start()
+        judge = _judge(f"{a.base_url},{b.base_url}", concurrency=6)
+        verdicts, _ = _run(judge, PAIRS, tmp_path)
+        stats = judge.endpoint_pool.stats()
+    assert stopped.is_set()
+    # every pair still judged, with the right score: nothing lost, nothing silently 0
+    assert all(v.outcome == "ok" for v in verdicts)
+    assert [v.score for v in verdicts] == [fake_score(p, t) for p, t in PAIRS]
+    sa, sb = stats[a.base_url], stats[b.base_url]
+    assert sb["failures"] >= 1 and sb["moved_away"] == sb["failures"]
+    assert sb["last_error"] and sa["failures"] == 0
+    assert sa["ok"] + sb["ok"] == 40  # each pair answered exactly once
+    assert sa["requests"] + sb["requests"] == 40 + sb["failures"]
+
+
+def test_every_endpoint_dead_is_a_transport_error(tmp_path: Path) -> None:
+    urls = f"http://127.0.0.1:{closed_port()}/v1,http://127.0.0.1:{closed_port()}/v1"
+    judge = _judge(urls, stop_after=0)
+    verdicts, _ = _run(judge, PAIRS[:3], tmp_path)
+    assert [v.outcome for v in verdicts] == ["transport_error"] * 3
+    assert all(v.rationale.startswith("every endpoint failed (2); last: connection refused")
+               for v in verdicts)
+
+
+def test_pool_picks_by_outstanding_then_skips_cooling_endpoints() -> None:
+    pool = EndpointPool(["u1", "u2", "u3", "u1"], lambda url: url)  # u1 twice: one endpoint
+    assert [e.url for e in pool.endpoints] == ["u1", "u2", "u3"]
+    pool.endpoints[0].in_flight = 2
+    pool.endpoints[1].in_flight = 1
+    assert pool.pick(set()) == 2  # u3: nothing in flight
+    pool.endpoints[2].down_until = time.monotonic() + 60
+    assert pool.pick(set()) == 1  # u3 cools down: u2 (1 in flight) before u1 (2)
+    assert pool.pick({0, 1}) == 2  # only u3 left: tried even while cooling down
+    assert pool.pick({0, 1, 2}) is None
+
+    async def fail(ep):  # type: ignore[no-untyped-def]
+        raise TransportError(f"HTTP 503 from {ep.url}")
+
+    pool2 = EndpointPool(["x", "y"], lambda url: url, cooldown_s=0)
+    with pytest.raises(TransportError, match=r"every endpoint failed \(2\); last: HTTP 503"):
+        asyncio.run(pool2.request(fail))
+    assert [e.failures for e in pool2.endpoints] == [1, 1]
+
+
+def test_cache_key_ignores_endpoint_order(tmp_path: Path) -> None:
+    assert endpoint_key("http://b/v1,http://a/v1") == ["http://a/v1", "http://b/v1"]
+    assert endpoint_key("http://a/v1") == "http://a/v1"  # single endpoint: unchanged key
+    with FakeOpenAIServer() as a, FakeOpenAIServer() as b:
+        _run(_judge(f"{a.base_url},{b.base_url}"), PAIRS[:4], tmp_path)
+        verdicts, ctx = _run(_judge(f"{b.base_url},{a.base_url}"), PAIRS[:4], tmp_path)
+    assert ctx.stats.cache_hits == 4 and ctx.stats.judge_calls == 0
+    assert all(v.cached for v in verdicts)
+
+
+@pytest.mark.parametrize("spec,field,mode", [
+    ("vllm:fake-model", "guided_json", "guided_json"),
+    ("sglang:fake-model", "response_format", "json_schema"),
+])
+def test_server_flavours_send_their_structured_output_field(tmp_path: Path, spec: str,
+                                                            field: str, mode: str) -> None:
+    with FakeOpenAIServer() as srv:
+        verdicts, _ = _run(_judge(srv.base_url, spec), PAIRS[:2], tmp_path)
+    body = srv.log[0].body
+    assert field in body and ("response_format" in body) == (field == "response_format")
+    schema = body["guided_json"] if field == "guided_json" else (
+        body["response_format"]["json_schema"]["schema"])
+    assert schema["required"] == ["score", "rationale"]
+    assert all(v.outcome == "ok" and v.output_mode == mode for v in verdicts)
+
+
+def test_vllm_without_guided_json_falls_back_to_response_format(tmp_path: Path) -> None:
+    with FakeOpenAIServer(FakeServerConfig(reject_formats=("guided_json",))) as srv:
+        verdicts, _ = _run(_judge(srv.base_url, "vllm:fake-model"), PAIRS[:2], tmp_path)
+    assert all(v.outcome == "ok" and v.output_mode == "json_schema" for v in verdicts)
+
+
+def test_flavour_and_endpoint_options_are_checked() -> None:
+    with pytest.raises(InputError, match="give --base-url"):
+        parse_judge_spec("vllm:m", JudgeOptions())
+    with pytest.raises(InputError, match="not langchain:"):
+        parse_judge_spec("langchain:openai:m", JudgeOptions(base_url="http://a/v1,http://b/v1"))
+    with pytest.raises(InputError, match="comma-separated"):
+        parse_judge_spec("openai:m", JudgeOptions(base_url="http://a/v1,ftp://b"))
+
+
+def test_static_system_block_comes_first() -> None:
+    # servers cache the longest common prefix (vLLM/SGLang prefix caching): the system message,
+    # identical for every pair and prompt context, is sent first; the pair goes last
+    judge = _judge("http://127.0.0.1:9/v1,http://127.0.0.1:10/v1")
+    a = judge.requests_for([("Job Information", "职位信息")], "")[0].messages
+    b = judge.requests_for([("Alpha", "apple")], "a function argument")[0].messages
+    assert a[0]["role"] == b[0]["role"] == "system" and a[0] == b[0]
+    assert a[-1]["role"] == "user" and "职位信息" in a[-1]["content"]
+
+
+def test_eval_summary_has_per_endpoint_stats(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": str(k), "pred": [p], "truth": [t]}) + "\n"
+                            for k, (p, t) in enumerate(PAIRS[:10])), encoding="utf-8")
+    with FakeOpenAIServer() as a, FakeOpenAIServer() as b:
+        res = runner.invoke(app, ["eval", str(data), "--judge", "openai:fake-model",
+                                  "--base-url", f"{a.base_url},{b.base_url}", "--out",
+                                  str(tmp_path / "run"), "--cache-dir", str(tmp_path / "c"),
+                                  "--bootstrap", "0"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    eps = summary["endpoints"]["openai:fake-model"]
+    assert set(eps) == {a.base_url, b.base_url}
+    assert sum(e["ok"] for e in eps.values()) == 10 == summary["judge_calls"]
+    config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
+    assert sorted(config["judge"]["base_url"]) == sorted([a.base_url, b.base_url])
+
+
+def test_judges_file_lists_replicas(tmp_path: Path) -> None:
+    from judge.judges.judgesfile import load_judges_file
+
+    path = tmp_path / "judges.toml"
+    path.write_text('[[judges]]\nid = "q"\nbackend = "vllm"\nmodel = "qwen"\n'
+                    'base_url = ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]\n',
+                    encoding="utf-8")
+    spec, opts = load_judges_file(path)["q"]
+    judge = parse_judge_spec(spec, opts)
+    assert spec == "vllm:qwen" and judge.backend == "vllm"
+    assert [e.url for e in judge.endpoint_pool.endpoints] == ["http://gpu1:8000/v1",
+                                                              "http://gpu2:8000/v1"]
