@@ -29,7 +29,7 @@ from judge.judges.base import Judge
 from judge.numbers import finite_or_none
 
 if TYPE_CHECKING:
-    from judge.calibration.suggest import ActiveOptions, Population
+    from judge.calibration.suggest import ActiveOptions, Population, SharedStrata
 from metrics import (
     best_index,
     kappa_from_counts,
@@ -115,7 +115,11 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     if np.unique(s).size < 2:
         return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
                 "threshold separates anything (the judge cannot discriminate these pairs)"}, None
-    weights = None if population is None else population.design.weights()
+    weights = None
+    if population is not None:  # its sample: the labelled pairs this judge scored
+        if not np.array_equal(population.design.labelled, np.flatnonzero(valid)):
+            raise ValueError("the stratified design does not match the judge's scored pairs")
+        weights = population.design.weights()
     sweep = sweep_arrays(s, y, weights=weights)
     i = best_index(sweep[objective])
     tau = float(sweep["tau"][i])
@@ -170,6 +174,28 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     return report, sweep
 
 
+def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], cache: JudgeCache,
+                   active: ActiveOptions | None, progress_factory: ProgressFactory | None,
+                   ) -> tuple[SharedStrata | None, dict[str, JudgeScores]]:
+    """With a pool: each judge's pool scores and the judges' shared design (:class:`judge.
+    calibration.suggest.SharedStrata`; None when their scored labels are of one class)."""
+    if active is None:
+        return None, {}
+    from judge.calibration.scoring import score_pairs
+    from judge.calibration.suggest import SharedStrata
+
+    pools = {j.id: score_pairs(active.pool.pairs, j, cache, progress_factory) for j, _ in scored}
+    positive = np.array([p.positive for p in labels.pairs], dtype=bool)
+    seen = np.zeros(len(positive), dtype=bool)
+    for _, js in scored:
+        seen |= np.isfinite(js.scores)
+    if positive[seen].all() or not positive[seen].any():
+        return None, pools
+    shared = SharedStrata.build([js.scores for _, js in scored], positive,
+                                [pools[j.id].scores for j, _ in scored], active.strata)
+    return shared, pools
+
+
 def _count(v: Any) -> int | float:
     """A confusion count for curve.csv: an int, or a weighted (stratified) count to 3 places."""
     f = float(v)
@@ -216,20 +242,12 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     prepare_out_dir(out, overwrite)  # before any judge call
     reports: dict[str, Any] = {}
     sweeps: dict[str, dict[str, NDArray[Any]]] = {}
-    populations: dict[str, Population] = {}
-    for judge in judges:
-        js = score_labelled_pairs(labels, judge, cache, progress_factory)
-        population = pool_scores = None
-        if active is not None:
-            from judge.calibration.scoring import score_pairs
-            from judge.calibration.suggest import Population
-
-            pool_scores = score_pairs(active.pool.pairs, judge, cache, progress_factory)
-            valid = ~np.isnan(js.scores)
-            y = np.array([p.positive for p in labels.pairs], dtype=bool)[valid]
-            if y.any() and not y.all():
-                population = Population.build(js.scores[valid], y, pool_scores.scores,
-                                              active.strata)
+    scored = [(judge, score_labelled_pairs(labels, judge, cache, progress_factory))
+              for judge in judges]
+    shared, pools = _shared_strata(labels, scored, cache, active, progress_factory)
+    for judge, js in scored:
+        population = (shared.population(js.scores, pools[judge.id].scores)
+                      if shared is not None else None)
         try:
             reports[judge.id], sweep = calibrate_judge(js, labels, objective, n_boot, folds,
                                                        seed, population)
@@ -237,16 +255,15 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
             raise InputError(str(exc), labels.path) from None
         if sweep is not None:
             sweeps[judge.id] = sweep
-        if population is not None and active is not None and pool_scores is not None:
-            populations[judge.id] = population
+        if population is not None and active is not None and reports[judge.id]["tau"] is not None:
             reports[judge.id]["stratified"] = population.report(
                 (reports[judge.id].get("bootstrap") or {}).get("tau_ci95"), active.pool,
-                pool_scores, active.target_width)
-    suggestions = []
+                pools[judge.id], active.target_width)
+    suggestions, stop = [], None
     if active is not None and active.suggest:
         from judge.calibration.suggest import pick_suggestions
 
-        suggestions = pick_suggestions(active, populations, reports, seed)
+        suggestions, stop = pick_suggestions(active, shared, reports, seed)
     result: dict[str, Any] = {
         "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
                    "positives": labels.positives, "graded": labels.graded,
@@ -301,11 +318,10 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         if suggestions:
             from judge.calibration.suggest import write_suggestions
 
-            write_suggestions(tmp, out, suggestions, judges[0], cache, chosen[judges[0].id])
+            write_suggestions(tmp, out, suggestions, list(judges), cache, list(chosen.values()))
         if active is not None and active.suggest:
             result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
-                                     "stop": None if suggestions else (
-                                         "target reached" if populations else "τ undefined"),
+                                     "stop": stop,
                                      "file": "suggestions.jsonl" if suggestions else None,
                                      "audit": "suggestions" if suggestions else None}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")

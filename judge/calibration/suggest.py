@@ -103,28 +103,91 @@ class ActiveOptions:
 
 
 @dataclass(frozen=True)
-class Population:
-    """One judge's scores of the labelled pairs it scored followed by the pool's.
+class SharedStrata:
+    """The sampling design over the labelled pairs and the pool, shared by every judge calibrated
+    together (the labels are one sample, whichever judge is calibrated on them).
+
+    One judge: its scores are the design scores, cut into ``n_strata`` equal-count strata.
+    Several judges (a panel's members): the design score is the mean of the judges' scores,
+    cut into ``ceil(n_strata / 2)`` strata, each split at its median of the judges' standard
+    deviation into a low- and a high-disagreement stratum — pairs the judges disagree on are
+    more often near the boundary, so Neyman allocation sends more labels there.
 
     Attributes:
-        scores: shape (m + P,): the ``m`` scored labelled pairs, then every pool pair (NaN where
-            the judge gave no verdict: never sampled).
-        design: the stratified sample (the labelled pairs are population indices ``0 … m−1``).
-        labelled_count: ``m``.
+        scores: design score of each population pair (labels first, in ``LabelSet`` order, then
+            the pool), NaN where no judge scored it.
+        strata: stratum of each population pair (-1 = unscored).
+        positive: the binary label of each labelled pair.
+        disagreement: True when the strata are split by the judges' disagreement.
+    """
+
+    scores: NDArray[np.float64]
+    strata: NDArray[np.intp]
+    positive: NDArray[np.bool_]
+    disagreement: bool
+
+    @classmethod
+    def build(cls, label_scores: list[NDArray[np.float64]], positive: NDArray[np.bool_],
+              pool_scores: list[NDArray[np.float64]], n_strata: int) -> SharedStrata:
+        """From each judge's scores of the labelled pairs and of the pool (NaN = no verdict)
+        and the labels."""
+        every = np.array([np.concatenate([a, b]) for a, b in zip(label_scores, pool_scores,
+                                                                  strict=True)])
+        seen = np.isfinite(every).any(axis=0)
+        mean = np.full(every.shape[1], np.nan)
+        mean[seen] = np.nanmean(every[:, seen], axis=0)
+        if len(every) == 1:
+            return cls(mean, score_strata(mean, n_strata), positive, False)
+        base = score_strata(mean, (n_strata + 1) // 2)
+        sd = np.zeros(every.shape[1])
+        sd[seen] = np.nanstd(every[:, seen], axis=0)
+        strata = np.full(base.shape, -1, dtype=np.intp)
+        for h in range(int(base.max()) + 1):
+            members = base == h
+            high = sd > np.median(sd[members])
+            strata[members & ~high] = 2 * h
+            strata[members & high] = 2 * h + 1
+        _, dense = np.unique(strata[strata >= 0], return_inverse=True)
+        strata[strata >= 0] = dense
+        return cls(mean, strata, positive, True)
+
+    @property
+    def n_labels(self) -> int:
+        """Labelled pairs (the first population indices)."""
+        return len(self.positive)
+
+    def design(self, judge_label_scores: NDArray[np.float64] | None = None) -> Design:
+        """The sample: labelled pairs with a design score — and, for one judge's estimate,
+        a score of that judge (``judge_label_scores``)."""
+        ok = self.strata[: self.n_labels] >= 0
+        if judge_label_scores is not None:
+            ok &= np.isfinite(judge_label_scores)
+        idx = np.flatnonzero(ok)
+        return Design(self.strata, idx, self.positive[idx])
+
+    def population(self, label_scores: NDArray[np.float64],
+                   pool_scores: NDArray[np.float64]) -> Population:
+        """One judge's view: its scores over the population and its labelled sample."""
+        return Population(np.concatenate([label_scores, pool_scores]),
+                          self.design(label_scores), self.n_labels, self.scores)
+
+
+@dataclass(frozen=True)
+class Population:
+    """One judge's scores over the population and its stratified sample.
+
+    Attributes:
+        scores: shape (n + P,): the judge's scores of the ``n`` labelled pairs (``LabelSet``
+            order), then of the pool (NaN where it gave no verdict).
+        design: the labelled pairs it scored, over the shared strata.
+        n_labels: ``n`` (the pool's first population index).
+        design_scores: the shared design scores (:class:`SharedStrata`).
     """
 
     scores: NDArray[np.float64]
     design: Design
-    labelled_count: int
-
-    @classmethod
-    def build(cls, label_scores: NDArray[np.float64], positive: NDArray[np.bool_],
-              pool_scores: NDArray[np.float64], n_strata: int) -> Population:
-        """From the scored labelled pairs' scores and labels (no NaN) and the pool's scores."""
-        scores = np.concatenate([label_scores, pool_scores])
-        m = len(label_scores)
-        design = Design(score_strata(scores, n_strata), np.arange(m), positive)
-        return cls(scores, design, m)
+    n_labels: int
+    design_scores: NDArray[np.float64]
 
     def report(self, tau_ci95: Any, pool: Pool, pool_scores: Any,
                target_width: float) -> dict[str, Any]:
@@ -140,7 +203,7 @@ class Population:
         big, small, pos = self.design.sizes()
         rows = []
         for h in range(self.design.n_strata):
-            sh = self.scores[self.design.strata == h]
+            sh = self.design_scores[self.design.strata == h]
             rows.append({"scores": [round(float(sh.min()), 6), round(float(sh.max()), 6)],
                          "pairs": int(big[h]), "labelled": int(small[h]),
                          "positive": int(pos[h])})
@@ -158,10 +221,11 @@ class Population:
                      "judge_calls": pool_scores.judge_calls, "cache_hits": pool_scores.cache_hits,
                      "outcomes": pool_scores.outcomes},
             "population": int((self.design.strata >= 0).sum()),
-            "labelled": self.labelled_count, "strata": rows,
-            "estimator": "τ̂ of the sweep weighting each labelled pair N_h/n_h (score strata, "
-                         "equal-count quantiles of the population's scores); 95 % CI from a "
-                         "bootstrap resampling within strata",
+            "labelled": len(self.design.labelled), "strata": rows,
+            "estimator": "τ̂ of the sweep weighting each labelled pair N_h/n_h (score strata: "
+                         "equal-count quantiles of the population's design scores, see "
+                         "judge/calibration/suggest.py SharedStrata); 95 % CI from a bootstrap "
+                         "resampling within strata",
             "unweighted": "ROC-AUC, PR-AUC, the correlations and the cross-validation are of "
                           "the labelled sample, unweighted",
             "tau_ci95_width": width, "target_width": target_width,
@@ -170,50 +234,55 @@ class Population:
         }
 
 
-def suggestion_rows(population: Population, picks: list[int], pool: Pool) -> list[dict[str, Any]]:
+def suggestion_rows(shared: SharedStrata, picks: list[int], pool: Pool) -> list[dict[str, Any]]:
     """``suggestions.jsonl`` rows (a ``--task selection`` input) for population indices
-    ``picks`` (pool pairs only)."""
+    ``picks`` (pool pairs only): ``id``, ``pred`` and ``truth`` (one-element lists), the design
+    ``score``, the ``stratum`` and the pool ``source`` line."""
     rows = []
     for i in picks:
-        k = i - population.labelled_count
+        k = i - shared.n_labels
         pred, truth = pool.pairs[k]
         rows.append({"id": pool.ids[k], "pred": [pred], "truth": [truth],
-                     "score": round(float(population.scores[i]), 6),
-                     "stratum": int(population.design.strata[i]), "source": pool.sources[k]})
+                     "score": round(float(shared.scores[i]), 6),
+                     "stratum": int(shared.strata[i]), "source": pool.sources[k]})
     return rows
 
 
-def pick_suggestions(active: ActiveOptions, populations: dict[str, Population],
-                 reports: dict[str, Any], seed: int) -> list[dict[str, Any]]:
-    """The ``suggestions.jsonl`` rows (:func:`suggestion_rows`) for ``active.suggest`` pairs of
-    the one judge's population (:func:`judge.calibration.stratified.suggest`, focused on τ̂'s
-    interval); none without a population (the judge's τ is undefined) or when τ's interval
-    already meets the target width.
+def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
+                     reports: dict[str, Any], seed: int) -> tuple[list[dict[str, Any]], str | None]:
+    """The ``suggestions.jsonl`` rows for ``active.suggest`` pairs
+    (:func:`judge.calibration.stratified.suggest` over the shared strata; with one judge focused
+    on its τ̂'s interval), and why there are none: ``"τ undefined"`` (no judge has a τ) or
+    ``"target reached"`` (every judge's τ interval meets the target width and every stratum its
+    minimum of labels).
 
     Args:
-        populations: judge id → its population (one judge); reports: judge id → its
-            calibration report (with ``stratified`` and ``bootstrap``); seed: the draw's seed.
+        shared: the design (None when no judge could be calibrated).
+        reports: judge id → its calibration report (``stratified``, ``bootstrap``).
+        seed: the draw's seed.
     """
-    if not active.suggest or not populations:
-        return []
     from judge.calibration.stratified import suggest
 
-    (jid, population), = populations.items()  # --suggest takes one judge
-    strat = reports[jid]["stratified"]
-    if strat["target_reached"]:
-        return []
-    ci = (reports[jid].get("bootstrap") or {}).get("tau_ci95")
-    window = ((float(ci[0]), float(ci[1])) if ci is not None
-              and strat["tau_ci95_width"] is not None else None)
-    picks = suggest(population.design, active.suggest, seed, population.scores, window)
-    return suggestion_rows(population, picks, active.pool)
+    strat = {j: r["stratified"] for j, r in reports.items() if r.get("stratified")}
+    if shared is None or not strat:
+        return [], "τ undefined"
+    if all(s["target_reached"] for s in strat.values()):
+        return [], "target reached"
+    window = None
+    if len(reports) == 1:
+        ci = (next(iter(reports.values())).get("bootstrap") or {}).get("tau_ci95")
+        if ci is not None and next(iter(strat.values()))["tau_ci95_width"] is not None:
+            window = (float(ci[0]), float(ci[1]))
+    picks = suggest(shared.design(), active.suggest, seed, shared.scores, window)
+    return suggestion_rows(shared, picks, active.pool), None
 
 
-def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judge: Any,
-                      cache: Any, tau: float) -> None:
-    """Write ``suggestions.jsonl`` and the ``suggestions/`` run (the selection task at ``tau``,
-    items judged through ``cache`` — hits, as the pool was just scored) into ``out``, a
-    directory that becomes ``final``.
+def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judges: list[Any],
+                      cache: Any, taus: list[float]) -> None:
+    """Write ``suggestions.jsonl`` and the ``suggestions/`` run into ``out``, a directory that
+    becomes ``final``: the selection task on those pairs, judged through ``cache`` (hits, as
+    the pool was just scored) by the judge — several judges as a mean-vote panel, so the audit
+    page shows each one's score — at its τ̂ (a panel: the mean of the judges' τ̂).
 
     Raises:
         judge.runs.atomic.RunWriteError: the disk refused a write.
@@ -230,6 +299,12 @@ def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judge:
     items = task.load(Source(path, id_fields=("id",), max_chars=0))
     extra = {"command": ["simjudge", "calibrate", "--suggest"],
              "data": {"path": str(final / "suggestions.jsonl"), "sha256": io.file_sha256(path)}}
+    tau = float(np.mean(taus)) if taus else 0.7
+    judge = judges[0]
+    if len(judges) > 1:
+        from judge.judges.panel import Panel
+
+        judge = Panel(judges, "mean", 1, tau)
     record = run_evaluation(items, task, judge, Params(tau=tau), cache=cache,
                             config_extra=extra, bootstrap=0)
     write_run(record, out / "suggestions")

@@ -39,7 +39,8 @@ def calibrate_command(
         "population's, estimated from the labels weighted by score stratum.")] = None,
     suggest: Annotated[int, typer.Option(
         help="Write this many pool pairs to label next (suggestions.jsonl and an audit run "
-        "suggestions/); needs --pool and one judge.")] = 0,
+        "suggestions/); needs --pool. Several judges: strata by mean score and disagreement.")
+    ] = 0,
     strata: Annotated[int, typer.Option(help="Score strata of the population (--pool).")] = 16,
     target_width: Annotated[float, typer.Option(
         help="Stopping rule: no suggestions once τ's 95% CI is at most this wide.")] = 0.1,
@@ -61,7 +62,8 @@ def calibrate_command(
     its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
     stratum, bootstrap within strata (judge/calibration/stratified.py); --suggest N then writes
     the N pool pairs to label next (Neyman allocation over the strata, focused on τ's CI,
-    random within a stratum) as suggestions.jsonl and the run suggestions/ for `simjudge
+    random within a stratum; several judges: strata by their mean score, split by their
+    disagreement) as suggestions.jsonl and the run suggestions/ for `simjudge
     audit`, unless τ's CI is already within --target-width (the stopping rule). Exit status 2
     on bad input; 1 when some judge calls failed (the output is written) or the disk refused
     a write.
@@ -89,8 +91,8 @@ def calibrate_command(
         label_set = load_labels(labels, pred_field, truth_field, label_field,
                                 positive_threshold, where or [], max_chars=max_chars)
         say(label_set.describe())  # how repeated rows were merged
-        active = _active(pool, suggest, strata, target_width, label_set, len(judges),
-                         pred_field, truth_field, max_chars)
+        active = _active(pool, suggest, strata, target_width, label_set, pred_field,
+                         truth_field, max_chars)
         target = out_dir or default_run_dir("calibrate")
         prepare_out_dir(target, overwrite)  # before any judge call
         cache = JudgeCache(cache_dir, cache_mode)
@@ -118,12 +120,12 @@ def calibrate_command(
 
 
 def _active(pool: Path | None, suggest: int, strata: int, target_width: float, labels: Any,
-            n_judges: int, pred_field: str, truth_field: str, max_chars: int) -> Any:
+            pred_field: str, truth_field: str, max_chars: int) -> Any:
     """The checked pool options (None without --pool); the pool is read here, before any
     judge call.
 
     Raises:
-        InputError: --suggest < 0, or without --pool, or with several judges; --strata < 1;
+        InputError: --suggest < 0, or without --pool; --strata < 1;
             --target-width outside (0, 1]; a bad pool file (:func:`~judge.calibration.suggest.
             load_pool`).
     """
@@ -139,8 +141,5 @@ def _active(pool: Path | None, suggest: int, strata: int, target_width: float, l
             raise InputError("--suggest needs --pool: the unlabelled pairs to choose from",
                              field="suggest")
         return None
-    if suggest and n_judges != 1:
-        raise InputError(f"--suggest takes one judge (the strata are its scores), got "
-                         f"{n_judges}", field="suggest")
     return ActiveOptions(load_pool(pool, labels, pred_field, truth_field, max_chars), suggest,
                          strata, target_width)

@@ -184,7 +184,6 @@ def test_target_reached_writes_no_suggestions(tmp_path: Path,
 
 @pytest.mark.parametrize("extra,message", [
     (["--suggest", "5"], "--suggest needs --pool"),
-    (["--pool", "{pool}", "--suggest", "5", "--judge", "lexical"], "--suggest takes one judge"),
     (["--pool", "{pool}", "--target-width", "0"], "target-width"),
     (["--pool", "{bad}"], "bad.jsonl:2"),
 ])
@@ -197,3 +196,20 @@ def test_bad_pool_options_exit_2_before_any_call(tmp_path: Path, am2ico_pool: tu
     assert code == 2, text
     assert message in text
     assert not (tmp_path / "o").exists()
+
+
+def test_two_judges_share_strata_split_by_disagreement(tmp_path: Path,
+                                                       am2ico_pool: tuple) -> None:  # type: ignore[type-arg]
+    labels, pool, _ = am2ico_pool
+    out = tmp_path / "c"
+    code, text = _calibrate(labels, "--judge", "local", "--judge", "lexical", "--pool", pool,
+                            "--suggest", 10, "--strata", 8, "--bootstrap", 50, "--out", out)
+    assert code == 0, text
+    rep = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    local = rep["judges"]["local"]["stratified"]
+    # 8 strata → 4 by mean score, each split in two by the judges' disagreement
+    assert len(local["strata"]) == 8
+    sug = [json.loads(x) for x in (out / "suggestions.jsonl").read_text().splitlines()]
+    assert len(sug) == 10
+    run = load_run(out / "suggestions")  # both judges' scores on the audit page (a panel)
+    assert run.config.get("judge")["members"][0]["backend"] == "local"
