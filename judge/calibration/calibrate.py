@@ -177,8 +177,8 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
 def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], cache: JudgeCache,
                    active: ActiveOptions | None, progress_factory: ProgressFactory | None,
                    ) -> tuple[SharedStrata | None, dict[str, JudgeScores]]:
-    """With a pool: each judge's pool scores and the judges' shared design (:class:`judge.
-    calibration.suggest.SharedStrata`; None when their scored labels are of one class)."""
+    """Each judge's pool scores and their shared design (:class:`judge.calibration.suggest.
+    SharedStrata`; None without a pool, or scored labels of one class)."""
     if active is None:
         return None, {}
     from judge.calibration.scoring import score_pairs
@@ -259,7 +259,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
             reports[judge.id]["stratified"] = population.report(
                 (reports[judge.id].get("bootstrap") or {}).get("tau_ci95"), active.pool,
                 pools[judge.id], active.target_width)
-    suggestions, stop = [], None
+    suggestions: list[dict[str, Any]] = []
+    stop = None
     if active is not None and active.suggest:
         from judge.calibration.suggest import pick_suggestions
 
