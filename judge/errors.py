@@ -33,3 +33,8 @@ class InputError(ValueError):
 
 class CacheMissError(RuntimeError):
     """A judge call was needed in ``cache-only`` mode (reproducing a run offline)."""
+
+
+class BatchPendingError(RuntimeError):
+    """A Batch API batch (``eval --batch-api``) could not be followed to its end; it keeps
+    running at the provider and the same command resumes it (exit status 1)."""

@@ -38,7 +38,8 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                     seed: int = 0, swap: float = 0.0,
-                    max_usd: float | None = None) -> tuple[RunRecord, Judged]:
+                    max_usd: float | None = None,
+                    batch_api: bool = False) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
     task = get_task(task) if isinstance(task, str) else task
@@ -48,6 +49,13 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
     ctx = JudgeContext(cache=cache, context=params.context, max_usd=max_usd)
+    batches = None
+    if batch_api:  # the openai: judges' answers first, through the Batch API
+        from judge.judges.batchapi import batch_judges, fetch_batches
+
+        chosen = batch_judges(judge, cache.mode)
+        groups = [(c, p) for c, p in task.judge_requests(items, params) if p]
+        batches = aio.run(fetch_batches(chosen, groups, ctx, _say))
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
@@ -64,7 +72,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.verdict_rows),
-        **endpoint_summary(judge),
+        **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
     }
     config: dict[str, Any] = {
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -141,6 +149,12 @@ def _logprob_counts(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]
                          "fallback": fallback}}
 
 
+def _say(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
 def endpoint_summary(judge: Judge | None) -> dict[str, Any]:
     """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
     endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
@@ -164,7 +178,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                    seed: int = 0, swap: float = 0.0,
                    tau_samples: Sequence[float] | None = None,
-                   max_usd: float | None = None) -> RunRecord:
+                   max_usd: float | None = None, batch_api: bool = False) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
     Args:
@@ -189,6 +203,9 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         max_usd: budget in USD (``--max-usd``): LLM judges stop before a call that would
             exceed it (:class:`judge.judges.base.JudgeContext`), their remaining pairs "not
             attempted"; None = no budget.
+        batch_api: send the ``openai:`` judges' calls through the provider's Batch API first
+            (``--batch-api``, :mod:`judge.judges.batchapi`; resumable, half price);
+            ``summary.batch_api`` says per judge what the batch did.
 
     Returns:
         The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
@@ -200,10 +217,13 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         judge.errors.CacheMissError: a needed judge call in ``cache-only`` mode.
         judge.cache.CacheStorageError: the cache refused a write (disk full…): the run stops;
             answers stored before are kept.
+        judge.errors.BatchPendingError: ``batch_api`` and a batch could not be followed to its
+            end (it keeps running; the same call resumes it).
     """
     record = evaluate_judged(items, task, judge, params, cache=cache,
                              config_extra=config_extra, progress_factory=progress_factory,
-                             bootstrap=bootstrap, seed=seed, swap=swap, max_usd=max_usd)[0]
+                             bootstrap=bootstrap, seed=seed, swap=swap, max_usd=max_usd,
+                             batch_api=batch_api)[0]
     if tau_samples:
         t = get_task(task) if isinstance(task, str) else task
         tau = (params or Params()).tau

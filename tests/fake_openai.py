@@ -234,14 +234,17 @@ class FakeOpenAIServer:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
-                path = lines[0].split(" ")[1]
+                method, path = lines[0].split(" ")[:2]
                 headers = {k.strip().lower(): v.strip() for k, _, v in
                            (ln.partition(":") for ln in lines[1:] if ln)}
                 n = int(headers.get("content-length", 0))
-                body = json.loads(await reader.readexactly(n) or b"{}") if n else {}
+                raw = await reader.readexactly(n) if n else b""
+                ctype_in = headers.get("content-type", "")
+                body = ({"_multipart": raw, "_content_type": ctype_in}
+                        if ctype_in.startswith("multipart/") else json.loads(raw or b"{}"))
                 code, obj, extra = (self._echo_auth(path, body, headers)
                                     if self.config.echo_auth_status else
-                                    await self._answer(path, body))
+                                    await self._route(method, path, body))
                 if code == 0:  # the "hangup" fault: close the connection without a reply
                     break
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
@@ -276,6 +279,11 @@ class FakeOpenAIServer:
     def _record(self, path: str, body: dict[str, Any], response: str) -> None:
         with self._lock:
             self.log.append(LoggedRequest(time.time(), path, body, response))
+
+    async def _route(self, method: str, path: str, body: dict[str, Any],
+                     ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
+        """Answer one request (subclasses add routes, e.g. :mod:`tests.fake_batch`)."""
+        return await self._answer(path, body)
 
     async def _answer(self, path: str, body: dict[str, Any],
                       ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:

@@ -18,7 +18,7 @@ from judge.cli.common import (
     report_stops,
     say,
 )
-from judge.errors import CacheMissError, InputError
+from judge.errors import BatchPendingError, CacheMissError, InputError
 
 
 @o.with_judge_flags
@@ -79,6 +79,9 @@ def eval_command(
     max_usd: Annotated[float | None, typer.Option(
         help="Budget in USD: LLM judges stop before a call whose estimated cost would exceed "
         "it; the run is written with the rest 'not attempted' (exit 1).")] = None,
+    batch_api: Annotated[bool, typer.Option(
+        help="openai: judges: send the calls through the OpenAI Batch API first (half price, "
+        "answers within 24 h); a killed run resumes its batch when rerun.")] = False,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
     judge_flags: dict[str, Any] | None = None,
 ) -> None:
@@ -107,7 +110,7 @@ def eval_command(
         max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
         functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
         cache_mode=cache_mode, judge_flags=dict(judge_flags or {}), probes=list(probe or []),
-        repeats=repeats, dry_run=dry_run, max_usd=max_usd,
+        repeats=repeats, dry_run=dry_run, max_usd=max_usd, batch_api=batch_api,
         command=["simjudge", *sys.argv[1:]])
     try:
         check_cache_mode(cache_mode)
@@ -116,6 +119,9 @@ def eval_command(
             record = run_eval(request, factory)
     except (InputError, CacheMissError) as exc:
         fail(exc)
+    except BatchPendingError as exc:  # the batch keeps running: the same command resumes it
+        err.print(f"simjudge: {exc}", highlight=False)
+        raise typer.Exit(1) from None
     except OSError as exc:  # disk full / size limit while writing the cache or the run
         fail_storage(exc)
     from judge.cli.common import out

@@ -47,6 +47,7 @@ class EvalRequest:
     command: list[str] = field(default_factory=list)
     dry_run: bool = False
     max_usd: float | None = None
+    batch_api: bool = False
 
 
 def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[str, Any] | None]:
@@ -91,13 +92,14 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     Raises:
         InputError: any bad option or input (before any judge call or write).
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
+        judge.errors.BatchPendingError: ``--batch-api`` lost track of a running batch.
         OSError: the disk refused a write (:class:`judge.cache.CacheStorageError`,
             :class:`judge.runs.atomic.RunWriteError`).
     """
     from judge.cache import JudgeCache
     from judge.cli.checks import check_judge_use, check_min, check_unit, parse_probe
     from judge.cli.options import judge_options
-    from judge.evaluate import run_evaluation
+    from judge.evaluate import check_probes, run_evaluation
     from judge.io import file_sha256
     from judge.runs.atomic import default_run_dir, prepare_out_dir
     from judge.runs.store import write_run
@@ -124,8 +126,6 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     if r.repeats > 1 and judge is None:
         raise InputError(f"--repeats needs a judge, and --task {task.name} uses none here",
                          field="repeats")
-    from judge.evaluate import check_probes
-
     check_probes(task, judge, swap)
     from judge.dryrun import check_budget, dry_run
 
@@ -152,7 +152,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
         record = run_evaluation(items, task, judge, params, cache=cache, config_extra=extra,
                                 progress_factory=progress_factory, bootstrap=r.bootstrap,
                                 seed=r.seed, swap=swap, tau_samples=samples,
-                                max_usd=r.max_usd)
+                                max_usd=r.max_usd, batch_api=r.batch_api)
     finally:
         cache.close()
     record.path = write_run(record, run_dir, r.overwrite)

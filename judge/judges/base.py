@@ -69,6 +69,10 @@ class JudgeContext:
             call whose estimated cost (:mod:`judge.judges.costs`) would take the spent plus the
             reserved USD over it, and stops (its remaining pairs "not attempted").
         reserved_usd: estimated USD of the calls in flight (kept by the judges).
+        batch: answers fetched through a provider's Batch API for this run (``--batch-api``,
+            :mod:`judge.judges.batchapi`), by cache key: a ``CallResult``, or the
+            ``TransportError`` of a batch request that failed; an LLM judge uses them instead
+            of calling.
     """
 
     cache: JudgeCache
@@ -80,6 +84,7 @@ class JudgeContext:
     panel: PanelState = field(default_factory=PanelState)
     max_usd: float | None = None
     reserved_usd: float = 0.0
+    batch: dict[str, Any] = field(default_factory=dict)
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""

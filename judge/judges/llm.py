@@ -361,6 +361,13 @@ class LLMJudge(Judge, abc.ABC):
 
     async def _run_inner(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
         stop = early_stop_of(ctx, self.id, self.config.stop_after)
+        fetched = ctx.batch.pop(req.key, None)
+        if fetched is not None:  # answered through the Batch API (judge.judges.batchapi)
+            ctx.stats.judge_calls += 1
+            if isinstance(fetched, TransportError):
+                return [self._verdict(req, t, "transport_error", rationale=fetched.message,
+                                      raw=fetched.raw) for t in req.items]
+            return self._answered(req, fetched, ctx, 0.0, BATCH_PRICE_FACTOR)
         hit = ctx.cache.get(req.key)
         if hit is not None:
             cached = self._from_cache(req, hit, ctx)
@@ -396,9 +403,33 @@ class LLMJudge(Judge, abc.ABC):
             stop.record(None)
             latency = time.perf_counter() - t0
         ctx.stats.judge_calls += 1
+        return self._answered(req, res, ctx, latency)
+
+    def _payload(self, req: Request, res: CallResult) -> dict[str, Any]:
+        return {"texts": res.texts, "logprobs": res.logprobs, "tokens_in": res.tokens_in,
+                "tokens_out": res.tokens_out, "mode": res.mode,
+                "finish_reason": res.finish_reason, "model": self.config.model,
+                "messages": req.messages}
+
+    def store(self, req: Request, res: CallResult, cache: Any) -> bool:
+        """Cache the answer ``res`` to ``req`` as a call would (no refusal, every item parsed:
+        the Batch API's answers are stored the moment they are downloaded); True if stored."""
+        if res.refusal is not None:
+            return False
+        parsed = self.parse(req, res.texts, res.logprobs)
+        if not all(isinstance(a, tuple) for a in parsed.values()):
+            return False
+        cache.set(req.key, self._payload(req, res))
+        return True
+
+    def _answered(self, req: Request, res: CallResult, ctx: JudgeContext, latency: float,
+                  price_factor: float = 1.0) -> list[Verdict]:
+        """The verdicts of an answered request (counted in ``ctx.stats``; cached when every
+        item parsed); ``price_factor`` scales its USD (the Batch API's discount)."""
         ctx.stats.tokens_in += res.tokens_in
         ctx.stats.tokens_out += res.tokens_out
-        cost = self.config.price.cost(res.tokens_in, res.tokens_out) if self.config.price else 0.0
+        cost = (self.config.price.cost(res.tokens_in, res.tokens_out) * price_factor
+                if self.config.price else 0.0)
         ctx.stats.cost_usd += cost
         tokens = (res.tokens_in, res.tokens_out)
         raw = _raw(res.texts)
@@ -408,17 +439,18 @@ class LLMJudge(Judge, abc.ABC):
                     for t in req.items]
         parsed = self.parse(req, res.texts, res.logprobs)
         if all(isinstance(a, tuple) for a in parsed.values()):
-            ctx.cache.set(req.key, {"texts": res.texts, "logprobs": res.logprobs,
-                                    "tokens_in": res.tokens_in,
-                                    "tokens_out": res.tokens_out, "mode": res.mode,
-                                    "finish_reason": res.finish_reason,
-                                    "model": self.config.model, "messages": req.messages})
+            ctx.cache.set(req.key, self._payload(req, res))
         return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=raw, latency=latency,
                               tokens=tokens, mode=res.mode, cost=cost, distribution=a[2])
                 if isinstance(a, tuple) else
                 self._verdict(req, t, "parse_error", rationale=a, raw=raw, latency=latency,
                               tokens=tokens, mode=res.mode, cost=cost)
                 for t, a in parsed.items()]
+
+
+BATCH_PRICE_FACTOR = 0.5
+"""USD of a Batch API call relative to the same call made directly: OpenAI bills batch requests
+at 50 % of the synchronous price (platform.openai.com/docs/guides/batch)."""
 
 
 def _raw(texts: Sequence[str]) -> str:

@@ -135,6 +135,11 @@ class OpenAIJudge(LLMJudge):
                                        self.max_retries, self.http)
         return self._client
 
+    def api_client(self) -> Any:
+        """The ``AsyncOpenAI`` client of this judge's (single) endpoint, for the Batch API
+        (:mod:`judge.judges.batchapi`); closed by :meth:`aclose`."""
+        return self._get_client()
+
     async def aclose(self) -> None:
         """Close the HTTP client(s) (they belong to the event loop of this run)."""
         if self._client is not None:
@@ -168,6 +173,24 @@ class OpenAIJudge(LLMJudge):
         fmt: dict[str, Any] | None = self._formats.get(mode)
         return fmt
 
+    @property
+    def output_mode(self) -> str:
+        """The structured-output mode requests use now (``json_schema`` first; a server that
+        rejected it moved this judge down :data:`FLAVOUR_MODES`)."""
+        return self.modes[self._mode_index]
+
+    def request_body(self, messages: list[dict[str, str]], mode: str) -> dict[str, Any]:
+        """The JSON body of ``POST /chat/completions`` for ``messages`` in output ``mode``
+        (model, decoding parameters, and ``response_format`` or ``guided_json``)."""
+        body: dict[str, Any] = {"model": self.config.model, "messages": messages,
+                                **self.config.params}
+        fmt = self._response_format(mode)
+        if fmt is not None:
+            body["response_format"] = fmt
+        elif mode == "guided_json":
+            body["guided_json"] = self._guided
+        return body
+
     async def call(self, messages: list[dict[str, str]]) -> CallResult:
         """One chat completion with the structured-output fallback chain (on the least busy
         endpoint, failing over to the others, when there are several)."""
@@ -183,13 +206,7 @@ class OpenAIJudge(LLMJudge):
 
         while True:
             mode = self.modes[self._mode_index]
-            body: dict[str, Any] = {"model": self.config.model, "messages": messages,
-                                    **self.config.params}
-            fmt = self._response_format(mode)
-            if fmt is not None:
-                body["response_format"] = fmt
-            elif mode == "guided_json":
-                body["guided_json"] = self._guided
+            body = self.request_body(messages, mode)
             try:
                 # The SDK's generic request method: the same POST /chat/completions with the
                 # SDK's retries, backoff, Retry-After, timeouts and typed errors, but without
