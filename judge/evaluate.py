@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from judge.matrix import SimilarityMatrix
     from judge.verdict import Verdict
 
-ProgressFactory = Callable[[int, Any], Callable[[int], None]]
-"""``(total units, live JudgeStats) -> advance(n)``: a progress-bar factory."""
+ProgressFactory = Callable[..., Callable[[int], None]]
+"""``(total units, live JudgeStats or None[, phase label]) -> advance(n)``: a progress-bar
+factory (:func:`judge.cli.common.progress`); judging counts pairs."""
 
 
 def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None,
@@ -60,7 +61,10 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
     probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
+    matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
+    if matched is not None:
+        matched(len(items))
     summary: dict[str, Any] = {
         "task": task.name, "n_items": len(items), "metrics": metrics,
         "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed)

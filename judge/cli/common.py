@@ -42,33 +42,38 @@ def say(text: str) -> None:
 
 
 @contextmanager
-def progress(label: str = "judging") -> Iterator[Callable[[int, Any], Callable[[int], None]]]:
-    """A transient progress bar on stderr; yields a factory ``(total units, live JudgeStats)
-    -> advance(n)`` showing calls, cache hits, tokens and USD as they accrue. The bar appears
-    only once the factory is called (when judging starts), so an error raised before — bad
-    input — prints its one line and nothing else."""
+def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], None]]]:
+    """A transient progress bar on stderr; yields a factory ``(total, live JudgeStats or None,
+    phase label = label) -> advance(n)``: one row per phase (judging — in pairs, embedding
+    included —, matching, writing), with elapsed time, ETA and, while judging, calls, cache
+    hits, tokens and USD as they accrue. The bar appears only once the factory is called (when
+    judging starts), so an error raised before — bad input — prints its one line and nothing
+    else."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
         Progress,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
     )
 
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    TextColumn("{task.fields[live]}"), console=err, transient=True)
     started = False
 
-    def factory(total: int, stats: Any) -> Callable[[int], None]:
+    def factory(total: int, stats: Any, phase: str | None = None) -> Callable[[int], None]:
         nonlocal started
         if not started:
             bar.start()
             started = True
-        task = bar.add_task(label, total=total or None, live="")
+        task = bar.add_task(phase or label, total=total or None, live="")
 
         def advance(n: int) -> None:
-            live = (f"calls {stats.judge_calls}  cache {stats.cache_hits}  tokens "
-                    f"{stats.tokens_in + stats.tokens_out}  ${stats.cost_usd:.4f}")
+            live = "" if stats is None else (
+                f"calls {stats.judge_calls}  cache {stats.cache_hits}  tokens "
+                f"{stats.tokens_in + stats.tokens_out}  ${stats.cost_usd:.4f}")
             bar.update(task, advance=n, live=live)
 
         return advance

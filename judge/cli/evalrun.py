@@ -85,8 +85,7 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
     return repeated(judge, r.repeats, r.vote, r.quorum, tau), tau, calibration
 
 
-def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[int], None]]
-             | None = None) -> Any:
+def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None) -> Any:
     """Check, judge, score and write; returns the written :class:`~judge.runs.record.RunRecord`.
 
     Raises:
@@ -99,6 +98,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
     from judge.cache import JudgeCache
     from judge.cli.checks import check_judge_use, check_min, check_unit, parse_probe
     from judge.cli.options import judge_options
+    from judge.dryrun import check_budget, dry_run
     from judge.evaluate import check_probes, run_evaluation
     from judge.io import file_sha256
     from judge.runs.atomic import default_run_dir, prepare_out_dir
@@ -127,8 +127,6 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
         raise InputError(f"--repeats needs a judge, and --task {task.name} uses none here",
                          field="repeats")
     check_probes(task, judge, swap)
-    from judge.dryrun import check_budget, dry_run
-
     check_budget(judge, r.max_usd)
     items = task.load(Source(r.data, r.gold, r.pred_field, r.truth_field, tuple(r.id_fields),
                              tuple(r.where), r.fc_format, r.functions, r.max_chars))
@@ -155,5 +153,8 @@ def run_eval(r: EvalRequest, progress_factory: Callable[[int, Any], Callable[[in
                                 max_usd=r.max_usd, batch_api=r.batch_api)
     finally:
         cache.close()
+    written = progress_factory(1, None, "writing") if progress_factory else None
     record.path = write_run(record, run_dir, r.overwrite)
+    if written is not None:
+        written(1)
     return record

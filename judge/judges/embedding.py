@@ -25,7 +25,7 @@ from __future__ import annotations
 import abc
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -152,8 +152,9 @@ class EmbeddingJudge(Judge, abc.ABC):
         return key
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
-        """One unit per distinct (cut) string to embed."""
-        return len({self.clip(s) for p in pairs for s in p})
+        """One unit per pair: embedding its distinct strings advances the pairs in proportion
+        (:meth:`judge_pairs`), so a progress bar counts pairs from the first string on."""
+        return len(pairs)
 
     def from_cache(self, text: str, ctx: JudgeContext, out: dict[str, Vector]) -> bool:
         """Put ``text``'s cached vector in ``out`` (one cache hit, one unit of progress);
@@ -223,10 +224,14 @@ class EmbeddingJudge(Judge, abc.ABC):
         t0 = time.perf_counter()
         calls_before = ctx.stats.judge_calls
         cut = [(self.clip(p), self.clip(t)) for p, t in pairs]
+        texts = list(dict.fromkeys(s for c in cut for s in c))
+        report = ctx.progress
+        ctx.progress = _pairs_per_string(report, len(pairs), len(texts))
         try:
-            vecs = await self.vectors(list(dict.fromkeys(s for c in cut for s in c)), ctx)
+            vecs = await self.vectors(texts, ctx)
         finally:
             await self.aclose()
+            ctx.progress = report
         fresh = ctx.stats.judge_calls > calls_before
         latency = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
         out: list[Verdict | None] = []
@@ -244,3 +249,21 @@ class EmbeddingJudge(Judge, abc.ABC):
         self._keys = {}
         self._errors = {}
         return out
+
+
+def _pairs_per_string(report: Callable[[int], None] | None, pairs: int,
+                      strings: int) -> Callable[[int], None] | None:
+    """A progress callback taking strings embedded and reporting pairs: ``pairs / strings``
+    per string, whole pairs only, all ``pairs`` once every string is done."""
+    if report is None or not strings:
+        return report
+    done = [0, 0]  # strings seen, pairs reported
+
+    def advance(n: int) -> None:
+        done[0] += n
+        due = pairs * min(done[0], strings) // strings
+        if due > done[1]:
+            report(due - done[1])
+            done[1] = due
+
+    return advance

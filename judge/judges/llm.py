@@ -238,9 +238,7 @@ class LLMJudge(Judge, abc.ABC):
         return self.config.price.cost(*self.estimated_tokens(req))
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
-        """One unit per request."""
-        if self.config.scorer.mode == "batch":
-            return len(self.requests_for(pairs, ""))
+        """One unit per pair (a batch-scorer request advances by the pairs it holds)."""
         return len(pairs)
 
     def _verdict(self, req: Request, item: str, outcome: Outcome, *, score: float | None = None,
@@ -332,7 +330,7 @@ class LLMJudge(Judge, abc.ABC):
             async with ctx.cache.claim(req.key, self._lease_slots):
                 return await self._run_inner(req, ctx)
         finally:
-            ctx.advance(1)
+            ctx.advance(len(req.items))  # progress counts pairs
 
     def _from_cache(self, req: Request, hit: Any, ctx: JudgeContext) -> list[Verdict] | None:
         """Verdicts re-parsed from a cache entry, or None to treat it as a miss: an entry that

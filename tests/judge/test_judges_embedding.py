@@ -98,7 +98,7 @@ class _Toy(EmbeddingJudge):
 def test_base_verdicts_cache_and_failures(tmp_path: Path) -> None:
     toy = _Toy({"a": [1.0, 0.0], "b": [1.0, 1.0], "c": [0.0, 2.0], "long": [1.0, 0.0, 0.0]})
     pairs = [("a", "b"), ("b", "c"), ("a", "zzz"), ("a", "long"), ("a", "a")]
-    assert toy.work_units(pairs) == 5  # a, b, c, zzz, long
+    assert toy.work_units(pairs) == 5  # progress counts pairs (the 5 strings map onto them)
     ctx = JudgeContext(cache=JudgeCache(tmp_path / "c"))
     v = asyncio.run(toy.judge_pairs(pairs, ctx))
     # cos(a, b) = 1/√2; cos(b, c) = 2/(√2·2) = 1/√2; cos(a, a) = 1
