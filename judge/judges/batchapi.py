@@ -127,7 +127,7 @@ async def _poll(client: Any, batch_id: str, say: Callable[[str], None]) -> Any:
             return b
         counts = b.request_counts
         done = f"{counts.completed + counts.failed}/{counts.total}" if counts else "?"
-        say(f"batch {batch_id}: {b.status}, {done} requests done; next check in {delay:.0f} s")
+        say(f"batch {batch_id}: {b.status}, {done} requests done; next check in {delay:.3g} s")
         await asyncio.sleep(delay)
         delay = min(delay * 1.5, POLL_MAX_S)
 

@@ -34,20 +34,20 @@ T = TypeVar("T")
 
 
 def split_urls(base_url: str | None) -> list[str]:
-    """The endpoints of a ``base_url`` option: comma-separated URLs, blanks dropped, order and
-    duplicates kept as given ([] for None)."""
+    """The endpoints of a ``base_url`` option: comma-separated URLs, blanks and repeats
+    dropped, in the order given ([] for None)."""
     if base_url is None:
         return []
-    return [u.strip() for u in base_url.split(",") if u.strip()]
+    return list(dict.fromkeys(u.strip() for u in base_url.split(",") if u.strip()))
 
 
 def endpoint_key(base_url: str | None) -> str | list[str] | None:
     """The ``base_url`` part of a cache key: the URL itself for one endpoint (unchanged from
     single-endpoint runs), the sorted distinct URLs for several."""
-    urls = split_urls(base_url)
+    urls = sorted(set(split_urls(base_url)))
     if len(urls) <= 1:
-        return base_url
-    return sorted(set(urls))
+        return urls[0] if urls else base_url
+    return urls
 
 
 @dataclass

@@ -133,7 +133,7 @@ def _llm_config(model: str, o: JudgeOptions) -> Any:
     except ValueError as exc:
         raise InputError(str(exc), field="scorer") from None
     return LLMJudgeConfig(model=model, scorer=scorer, params=params,
-                          base_url=o.base_url, concurrency=o.concurrency,
+                          base_url=_urls(o.base_url), concurrency=o.concurrency,
                           max_batch=o.max_batch, rpm=o.rpm, tpm=o.tpm,
                           price=o.prices.get(model), stop_after=o.stop_after)
 
@@ -181,6 +181,13 @@ def _openai_flavour(flavour: str) -> Callable[[str, str, JudgeOptions], Judge]:
     return build
 
 
+def _urls(base_url: str | None) -> str | None:
+    """``--base-url`` with blanks and repeated URLs dropped (None stays None)."""
+    from judge.judges.endpoints import split_urls
+
+    return ",".join(split_urls(base_url)) or None if base_url is not None else None
+
+
 def _one_endpoint(spec: str, o: JudgeOptions) -> None:
     from judge.judges.endpoints import split_urls
 
@@ -206,7 +213,8 @@ def _openai_embedding(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
     from judge.judges.openai_embedding import OpenAIEmbeddingJudge
 
     _one_endpoint("openai-embedding", o)
-    return OpenAIEmbeddingJudge(judge_id, arg, base_url=o.base_url, api_key_env=o.api_key_env,
+    return OpenAIEmbeddingJudge(judge_id, arg, base_url=_urls(o.base_url),
+                                api_key_env=o.api_key_env,
                                 price=o.prices.get(arg), timeout_s=o.timeout_s,
                                 max_retries=o.max_retries, stop_after=o.stop_after)
 

@@ -189,3 +189,10 @@ def test_judges_file_lists_replicas(tmp_path: Path) -> None:
     assert spec == "vllm:qwen" and judge.backend == "vllm"
     assert [e.url for e in judge.endpoint_pool.endpoints] == ["http://gpu1:8000/v1",
                                                               "http://gpu2:8000/v1"]
+
+
+def test_a_repeated_url_is_one_endpoint_with_the_plain_key() -> None:
+    judge = _judge("http://127.0.0.1:9/v1,http://127.0.0.1:9/v1")
+    assert judge.endpoint_pool is None  # one distinct endpoint: no balancing
+    assert judge.config.base_url == "http://127.0.0.1:9/v1"  # the client gets the plain URL
+    assert endpoint_key("http://a/v1, http://a/v1") == "http://a/v1"
