@@ -19,6 +19,7 @@ from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.items import DEFAULT_MAX_CHARS, Item, check_items
 from judge.judges.base import Judge, JudgeContext
+from judge.judges.endpoints import endpoint_summary
 from judge.runs.record import RunRecord
 from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis
 from judge.tasks.base import Judged, Params, Task
@@ -56,7 +57,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
 
         chosen = batch_judges(judge, cache.mode)
         groups = [(c, p) for c, p in task.judge_requests(items, params) if p]
-        batches = aio.run(fetch_batches(chosen, groups, ctx, _say))
+        batches = aio.run(fetch_batches(chosen, groups, ctx))
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
@@ -151,29 +152,6 @@ def _logprob_counts(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]
                    for r in graded)
     return {"logprobs": {"verdicts": len(graded), "with_distribution": with_dist,
                          "fallback": fallback}}
-
-
-def _say(line: str) -> None:
-    import sys
-
-    print(line, file=sys.stderr, flush=True)
-
-
-def endpoint_summary(judge: Judge | None) -> dict[str, Any]:
-    """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
-    endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
-    each with their own); ``{}`` when none does."""
-    out: dict[str, Any] = {}
-    seen: set[int] = set()
-    todo = [judge] if judge is not None else []
-    while todo:
-        j = todo.pop(0)
-        pool = getattr(j, "endpoint_pool", None)
-        if pool is not None and id(pool) not in seen:
-            seen.add(id(pool))
-            out[j.id] = pool.stats()
-        todo.extend(getattr(j, "members", None) or [])
-    return {"endpoints": out} if out else {}
 
 
 def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,

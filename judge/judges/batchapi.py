@@ -86,6 +86,12 @@ def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
     return found
 
 
+def _stderr(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+
+
 class _Reply:
     """A downloaded answer body in the shape :func:`chat_result` reads (an HTTP response)."""
 
@@ -174,7 +180,7 @@ async def _submit(client: Any, judge: Any, todo: Sequence[Any], state: dict[str,
 
 
 async def fetch_batches(judges: Sequence[Any], groups: Sequence[tuple[str, Sequence[Pair]]],
-                        ctx: JudgeContext, say: Callable[[str], None] = print,
+                        ctx: JudgeContext, say: Callable[[str], None] | None = None,
                         ) -> list[dict[str, Any]]:
     """Run the Batch API round trip of every judge (see the module docstring), filling
     ``ctx.batch``.
@@ -183,7 +189,7 @@ async def fetch_batches(judges: Sequence[Any], groups: Sequence[tuple[str, Seque
         judges: :func:`batch_judges`' result.
         groups: ``(prompt context, pairs)`` the run will judge (``Task.judge_requests``).
         ctx: the run's context (its cache is read-write).
-        say: prints a progress line.
+        say: prints a progress line (default: to stderr).
 
     Returns:
         Per judge ``{"judge", "batch_id", "status", "requests", "answered", "failed"}``.
@@ -192,6 +198,7 @@ async def fetch_batches(judges: Sequence[Any], groups: Sequence[tuple[str, Seque
         BatchPendingError: a batch could not be checked any more (it keeps running; the
             state file lets the same command resume).
     """
+    say = say or _stderr
     out: list[dict[str, Any]] = []
     try:
         for judge in judges:

@@ -170,3 +170,20 @@ class EndpointPool:
             if ep.client is not None:
                 await ep.client.close()
                 ep.client = None
+
+
+def endpoint_summary(judge: Any) -> dict[str, Any]:
+    """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
+    endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
+    each with their own); ``{}`` when none does."""
+    out: dict[str, Any] = {}
+    seen: set[int] = set()
+    todo = [judge] if judge is not None else []
+    while todo:
+        j = todo.pop(0)
+        pool = getattr(j, "endpoint_pool", None)
+        if pool is not None and id(pool) not in seen:
+            seen.add(id(pool))
+            out[j.id] = pool.stats()
+        todo.extend(getattr(j, "members", None) or [])
+    return {"endpoints": out} if out else {}
