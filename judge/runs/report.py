@@ -4,12 +4,13 @@ What is shown — each item's view and heatmaps, the verdicts of every judged pa
 comes from :func:`judge.runs.audit.report_data`, which asks the run's task and never names one;
 this module draws it.
 
-The HTML report (template ``judge/runs/report.html.jinja``) embeds the data as JSON and renders
-it in the browser by each view's ``kind``: no network, CSS/JS/SVG inline, usable offline and by
-email. All judged text is inserted with ``textContent`` (never as markup), and the embedded JSON
-escapes ``<``, ``>`` and ``&``, so a prediction such as ``<script>`` is shown as text. Heatmaps
-are drawn lazily (when their item scrolls into view), so a 10,000-pair run stays light. Human
-overrides made in the page export as JSONL rows ``{"id", "pred", "truth", "label", "score",
+The HTML report (template ``judge/runs/report.html.jinja``) embeds the data as JSON — gzip +
+base64 above :data:`COMPRESS_OVER` characters, inflated by the browser — and renders it by each
+view's ``kind``: no network, CSS/JS/SVG inline, usable offline and by email. All judged text
+is inserted with ``textContent`` (never as markup), and the embedded JSON escapes ``<``,
+``>`` and ``&``, so a prediction such as ``<script>`` is shown as text. Heatmaps are drawn
+lazily (when their item scrolls into view), so a 10,000-pair run stays light. Human overrides
+made in the page export as JSONL rows ``{"id", "pred", "truth", "label", "score",
 "rationale"}``, which ``simjudge calibrate`` (label) and the ``table:`` judge (score,
 item-scoped by ``id``) read directly.
 """
@@ -82,8 +83,26 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     if name is not None:
         data["header"]["run"] = name
     run = data["header"]["run"]
-    return template.render(title=f"simjudge audit — {run}", data_json=_script_json(data),
-                           run_name=run)
+    payload = _script_json(data)
+    packed = pack_payload(payload) if len(payload) > COMPRESS_OVER else ""
+    return template.render(title=f"simjudge audit — {run}", data_json="" if packed else payload,
+                           data_gz=packed, run_name=run)
+
+
+COMPRESS_OVER = 2_000_000
+"""Characters of page data above which the HTML report embeds it gzip-compressed (base64):
+a large run's JSON shrinks several-fold and the page inflates it with the browser's own
+``DecompressionStream`` (no library, still one offline file); smaller pages keep plain JSON."""
+
+
+def pack_payload(payload: str) -> str:
+    """``payload`` gzip-compressed (level 6, no timestamp: the same run gives the same page)
+    and base64-encoded, for ``<script id="data-gz">``."""
+    import base64
+    import gzip
+
+    return base64.b64encode(gzip.compress(payload.encode("utf-8"), compresslevel=6,
+                                          mtime=0)).decode("ascii")
 
 
 def render_jsonl(record: RunRecord, near: float = 0.1) -> str:
