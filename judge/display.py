@@ -144,6 +144,7 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     total = result.get("usd_total")
     foot = ("total ≈ " + ("unknown (an unpriced model; --prices FILE)" if total is None
                           else f"{total:.4f} USD")
+            + (" at the Batch API's half price" if result.get("batch_api") else "")
             + " — tokens estimated from the rendered prompts (see judge/judges/costs.py)")
     return [Text(head, style="bold"), t, Text(foot, style="dim")]
 

@@ -50,21 +50,25 @@ def check_budget(judge: Judge | None, max_usd: float | None) -> None:
 
 
 def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Params,
-            cache: JudgeCache) -> dict[str, Any]:
+            cache: JudgeCache, batch_api: bool = False) -> dict[str, Any]:
     """Estimate a run's judge calls (see the module docstring).
 
     Args:
         task: the run's task; judge: its judge (None: a task run without one).
         items: the loaded items; params: the run's parameters (context, format).
         cache: the run's cache, read only.
+        batch_api: price the calls as ``--batch-api`` would pay them
+            (:data:`judge.judges.llm.BATCH_PRICE_FACTOR` of the direct price).
 
     Returns:
         ``{"task", "items", "pairs" (distinct pairs to judge), "judges": [{"judge", "model",
         "requests", "cached", "to_call", "tokens_in", "tokens_out", "usd" (None: unpriced or no
-        LLM calls), "price_as_of", "llm"}], "usd_total" (None when some judge is unpriced)}``.
+        LLM calls), "price_as_of", "llm"}], "usd_total" (None when some judge is unpriced),
+        "batch_api"}``.
     """
-    from judge.judges.llm import LLMJudge
+    from judge.judges.llm import BATCH_PRICE_FACTOR, LLMJudge
 
+    factor = BATCH_PRICE_FACTOR if batch_api else 1.0
     groups = [(c, p) for c, p in task.judge_requests(items, params) if p] if judge else []
     pairs = sum(len(p) for _, p in groups)
     rows: list[dict[str, Any]] = []
@@ -83,9 +87,10 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
         price = m.config.price
         rows.append({"judge": m.id, "model": m.config.model, "requests": len(reqs),
                      "cached": len(reqs) - len(todo), "to_call": len(todo), "tokens_in": tin,
-                     "tokens_out": tout, "usd": price.cost(tin, tout) if price else None,
+                     "tokens_out": tout,
+                     "usd": price.cost(tin, tout) * factor if price else None,
                      "price_as_of": price.as_of if price else None, "llm": True})
     llm = [r for r in rows if r["llm"]]
     total = (sum(r["usd"] for r in llm) if all(r["usd"] is not None for r in llm) else None)
     return {"task": task.name, "items": len(items), "pairs": pairs, "judges": rows,
-            "usd_total": total}
+            "usd_total": total, "batch_api": batch_api}

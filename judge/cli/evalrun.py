@@ -96,6 +96,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None)
             :class:`judge.runs.atomic.RunWriteError`).
     """
     from judge.cache import JudgeCache
+    from judge.calibration.taufile import tau_samples
     from judge.cli.checks import check_judge_use, check_min, check_unit, parse_probe
     from judge.cli.options import judge_options
     from judge.dryrun import check_budget, dry_run
@@ -119,8 +120,6 @@ def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None)
     judge, tau, calibration = _judge(r, task, options)  # built, so checked, before any data
     samples = None
     if calibration is not None and r.tau_from is not None:
-        from judge.calibration.taufile import tau_samples
-
         samples = tau_samples(r.tau_from, calibration["judge"])
         calibration["tau_samples"] = len(samples or [])
     if r.repeats > 1 and judge is None:
@@ -132,7 +131,8 @@ def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None)
                              tuple(r.where), r.fc_format, r.functions, r.max_chars))
     params = Params(tau=tau, context=r.context, fc_format=r.fc_format, arg_tau=r.arg_tau)
     if r.dry_run:  # estimate, call nothing, write nothing
-        return dry_run(task, judge, items, params, JudgeCache(r.cache_dir, "read-only"))
+        return dry_run(task, judge, items, params, JudgeCache(r.cache_dir, "read-only"),
+                       batch_api=r.batch_api)
     run_dir = r.out_dir or default_run_dir(task.name)  # runs/<UTC time>-<task>-<pid>
     prepare_out_dir(run_dir, r.overwrite)  # before any judge call
     extra = {

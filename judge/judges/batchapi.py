@@ -153,6 +153,24 @@ async def _download(client: Any, file_id: str | None) -> list[dict[str, Any]]:
     return out
 
 
+def _check_budget(judge: Any, todo: Sequence[Any], ctx: JudgeContext) -> None:
+    """``--max-usd`` before a batch is submitted: a batch is paid whole, so its estimated cost
+    (:meth:`judge.judges.llm.LLMJudge.estimated_usd` at the batch price) must fit the budget.
+
+    Raises:
+        InputError: it does not (nothing submitted).
+    """
+    from judge.judges.llm import BATCH_PRICE_FACTOR
+
+    if ctx.max_usd is None:
+        return
+    usd = sum(judge.estimated_usd(r) for r in todo) * BATCH_PRICE_FACTOR
+    if ctx.stats.cost_usd + usd > ctx.max_usd:
+        raise InputError(f"judge {judge.id!r}: its batch of {len(todo)} requests is estimated "
+                         f"at {usd:.4f} USD (Batch API price), over --max-usd "
+                         f"{ctx.max_usd:g}: nothing submitted", field="max-usd")
+
+
 async def _submit(client: Any, judge: Any, todo: Sequence[Any], state: dict[str, Any],
                   path: Path) -> None:
     """Upload the requests and create the batch, saving the state after each step (resume:
@@ -227,6 +245,7 @@ async def _one_judge(judge: Any, groups: Sequence[tuple[str, Sequence[Pair]]],
               "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     client = judge.api_client()
     if not state.get("batch_id"):
+        _check_budget(judge, todo, ctx)
         await _submit(client, judge, todo, state, path)
         say(f"{judge.id}: batch {state['batch_id']} submitted ({len(todo)} requests); state in "
             f"{path}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -172,3 +173,21 @@ def test_sigkill_while_polling_then_resume(tmp_path: Path) -> None:
         assert _direct_calls(srv) == 0
     verdicts = _verdicts(tmp_path / "r2")
     assert [v["score"] for v in verdicts] == [fake_score(p, t) for p, t in PAIRS]
+
+
+def test_dry_run_prices_the_batch_and_max_usd_guards_the_submission(tmp_path: Path) -> None:
+    with FakeBatchServer() as srv:
+        code, direct = _eval(srv, tmp_path, "r0", "--dry-run")
+        code2, batch = _eval(srv, tmp_path, "r0", "--dry-run", "--batch-api")
+        assert code == code2 == 0 and srv.log == []
+        usd = [float(re.search(r"total ≈ ([0-9.]+) USD", t).group(1))  # type: ignore[union-attr]
+               for t in (direct, batch)]
+        assert usd[1] == pytest.approx(usd[0] / 2, abs=1e-4) and usd[0] > 0
+        assert "Batch API's half price" in batch
+        # a budget under the batch's estimate: refused before anything is uploaded
+        code, text = _eval(srv, tmp_path, "r1", "--batch-api", "--max-usd", f"{usd[1] / 4:.6f}")
+        assert code == 2 and "nothing submitted" in text, text
+        assert srv.files == {} and srv.batches == {}
+        # a budget that covers it: submitted and answered
+        code, text = _eval(srv, tmp_path, "r2", "--batch-api", "--max-usd", "1")
+        assert code == 0 and len(srv.batches) == 1, text
