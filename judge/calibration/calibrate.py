@@ -184,11 +184,10 @@ def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], ca
     from judge.calibration.scoring import score_pairs
     from judge.calibration.suggest import SharedStrata
 
-    pools = {j.id: score_pairs(active.pool.pairs, j, cache, progress_factory) for j, _ in scored}
+    pools = {j.id: score_pairs(active.pool.pairs, j, cache, progress_factory, f"{j.id}: pool")
+             for j, _ in scored}
     positive = np.array([p.positive for p in labels.pairs], dtype=bool)
-    seen = np.zeros(len(positive), dtype=bool)
-    for _, js in scored:
-        seen |= np.isfinite(js.scores)
+    seen = np.isfinite(np.array([js.scores for _, js in scored])).any(axis=0)
     if positive[seen].all() or not positive[seen].any():
         return None, pools
     shared = SharedStrata.build([js.scores for _, js in scored], positive,

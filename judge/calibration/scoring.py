@@ -21,8 +21,8 @@ from judge.calibration.labels import LabelSet
 from judge.judges.base import Judge, JudgeContext
 from metrics import normalize
 
-ProgressFactory = Callable[[int, Any], Callable[[int], None]]
-"""``(total units, live JudgeStats) -> advance(n)``: a progress-bar factory."""
+ProgressFactory = Callable[..., Callable[[int], None]]
+"""``(total units, live JudgeStats[, phase label]) -> advance(n)``: a progress-bar factory."""
 
 
 @dataclass
@@ -81,19 +81,20 @@ async def _score_pairs_async(all_pairs: Sequence[tuple[str, str]], judge: Judge,
 
 
 def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCache,
-                progress_factory: ProgressFactory | None = None) -> JudgeScores:
+                progress_factory: ProgressFactory | None = None,
+                phase: str = "judging") -> JudgeScores:
     """Score ``(pred, truth)`` pairs with ``judge`` (each distinct pair once, through the cache;
     normalised-equal pairs 1.0 with no call); ``scores[k]`` is NaN where the judge gave no
     ``ok`` verdict.
 
     Args:
-        progress_factory: ``(total units, live JudgeStats) -> advance(n)`` for a progress bar
-            (None = none).
+        progress_factory: ``(total units, live JudgeStats, phase) -> advance(n)`` for a
+            progress bar (None = none); phase: its row's label.
     """
     ctx = JudgeContext(cache=cache)
     if progress_factory is not None:
         distinct = list(dict.fromkeys(p for p in pairs if normalize(p[0]) != normalize(p[1])))
-        ctx.progress = progress_factory(judge.work_units(distinct), ctx.stats)
+        ctx.progress = progress_factory(judge.work_units(distinct), ctx.stats, phase)
     return aio.run(_score_pairs_async(pairs, judge, ctx))
 
 
@@ -102,4 +103,4 @@ def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
     """Score every labelled pair with ``judge`` (:func:`score_pairs`, in ``labels.pairs``
     order)."""
     return score_pairs([(p.pred, p.truth) for p in labels.pairs], judge, cache,
-                       progress_factory)
+                       progress_factory, f"{judge.id}: labelled pairs")
