@@ -18,14 +18,8 @@ from typing import Any
 from judge.cache import JudgeCache
 from judge.items import Item
 from judge.judges.base import Judge
+from judge.judges.panel import leaf_judges
 from judge.tasks.base import Params, Task
-
-
-def _members(judge: Judge) -> list[Judge]:
-    from judge.judges.panel import Panel
-
-    return [m for j in judge.members for m in _members(j)] if isinstance(judge, Panel) \
-        else [judge]
 
 
 def check_budget(judge: Judge | None, max_usd: float | None) -> None:
@@ -42,7 +36,7 @@ def check_budget(judge: Judge | None, max_usd: float | None) -> None:
         return
     if not max_usd > 0:
         raise InputError(f"--max-usd must be > 0 USD, got {max_usd}", field="max-usd")
-    for m in _members(judge) if judge is not None else []:
+    for m in leaf_judges(judge):
         if isinstance(m, LLMJudge) and m.config.price is None:
             raise InputError(f"judge {m.id!r}: model {m.config.model!r} has no price in the "
                              "price table (give --prices FILE), so --max-usd cannot be "
@@ -72,7 +66,7 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
     groups = [(c, p) for c, p in task.judge_requests(items, params) if p] if judge else []
     pairs = sum(len(p) for _, p in groups)
     rows: list[dict[str, Any]] = []
-    for m in _members(judge) if judge is not None else []:
+    for m in leaf_judges(judge):
         if not isinstance(m, LLMJudge):
             rows.append({"judge": m.id, "model": None, "requests": None, "cached": None,
                          "to_call": None, "tokens_in": 0, "tokens_out": 0, "usd": None,

@@ -124,12 +124,9 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     i = best_index(sweep[objective])
     tau = float(sweep["tau"][i])
 
-    def count(v: Any) -> int | float:
-        return int(v) if weights is None else round(float(v), 3)
-
     report: dict[str, Any] = {
         **base, "tau": tau,
-        "at_tau": {k: (count(v[i]) if k in ("tp", "fp", "fn", "tn")
+        "at_tau": {k: (_count(v[i]) if k in ("tp", "fp", "fn", "tn")
                        else finite_or_none(float(v[i]))) for k, v in sweep.items() if k != "tau"},
     }
     if n_boot > 0 and population is not None:
@@ -196,7 +193,8 @@ def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], ca
 
 
 def _count(v: Any) -> int | float:
-    """A confusion count for curve.csv: an int, or a weighted (stratified) count to 3 places."""
+    """A confusion count (at_tau, curve.csv): an int, or a weighted (stratified) count to 3
+    places."""
     f = float(v)
     return int(f) if np.issubdtype(np.asarray(v).dtype, np.integer) else round(f, 3)
 

@@ -179,20 +179,18 @@ def stratified_tau(scores: NDArray[np.float64], design: Design, objective: str =
         ValueError: the labels hold one class, or one distinct score.
     """
     s_lab = scores[design.labelled]
-    got = weighted_tau(s_lab, design.positive, design.weights(), objective)
+    w = design.weights()  # a resample keeps each group's n_g, so each pair keeps N_g / n_g
+    got = weighted_tau(s_lab, design.positive, w, objective)
     if got is None:
         raise ValueError("τ needs labelled pairs of both classes with two distinct scores")
     rng = np.random.default_rng(seed)
-    pop_groups = design.groups()
-    h_lab = pop_groups[design.labelled]
-    big = np.bincount(pop_groups[pop_groups >= 0])
-    groups = [g for g in (np.flatnonzero(h_lab == h) for h in range(big.size)) if g.size]
-    w = np.concatenate([np.full(g.size, big[h_lab[g[0]]] / g.size) for g in groups])
+    h_lab = design.groups()[design.labelled]
+    groups = [g for g in (np.flatnonzero(h_lab == h) for h in np.unique(h_lab[h_lab >= 0]))]
     taus: list[float] = []
     objs: list[float] = []
     for _ in range(n_boot):
         idx = np.concatenate([rng.choice(g, size=g.size, replace=True) for g in groups])
-        b = weighted_tau(s_lab[idx], design.positive[idx], w, objective)
+        b = weighted_tau(s_lab[idx], design.positive[idx], w[idx], objective)
         if b is not None:
             taus.append(b[0])
             objs.append(b[1])

@@ -13,7 +13,6 @@ file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round; the st
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,8 +80,8 @@ def load_pool(path: str | Path, labels: LabelSet, pred_field: str = "pred",
     if not pairs:
         raise InputError(f"no unlabelled pair in the pool ({len(records)} rows, {labelled} of "
                          "them labelled pairs)", path)
-    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return Pool(pairs, ids, sources, str(path), sha, len(records), labelled, repeated)
+    return Pool(pairs, ids, sources, str(path), io.file_sha256(path), len(records), labelled,
+                repeated)
 
 
 @dataclass(frozen=True)

@@ -51,11 +51,6 @@ POLL_ENV = "SIMJUDGE_BATCH_POLL_S"
 POLL_MAX_S = 60.0
 
 
-def _members(judge: Judge) -> list[Judge]:
-    kids = getattr(judge, "members", None)
-    return [m for k in kids for m in _members(k)] if kids else [judge]
-
-
 def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
     """The ``openai:`` judges of a ``--batch-api`` run, checked before any call.
 
@@ -66,12 +61,13 @@ def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
     """
     from judge.judges.llm import LLMJudge
     from judge.judges.openai_chat import OpenAIJudge
+    from judge.judges.panel import leaf_judges
 
     if cache_mode != "read-write":
         raise InputError(f"--batch-api stores the batch's answers in the cache: it needs "
                          f"--cache-mode read-write, not {cache_mode}", field="batch-api")
     found = []
-    for m in _members(judge) if judge is not None else []:
+    for m in leaf_judges(judge):
         if not isinstance(m, LLMJudge):
             continue
         if not isinstance(m, OpenAIJudge) or m.backend != "openai":

@@ -175,15 +175,9 @@ class EndpointPool:
 def endpoint_summary(judge: Any) -> dict[str, Any]:
     """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
     endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
-    each with their own); ``{}`` when none does."""
-    out: dict[str, Any] = {}
-    seen: set[int] = set()
-    todo = [judge] if judge is not None else []
-    while todo:
-        j = todo.pop(0)
-        pool = getattr(j, "endpoint_pool", None)
-        if pool is not None and id(pool) not in seen:
-            seen.add(id(pool))
-            out[j.id] = pool.stats()
-        todo.extend(getattr(j, "members", None) or [])
+    each with their own pool); ``{}`` when none does."""
+    from judge.judges.panel import leaf_judges
+
+    out = {j.id: pool.stats() for j in leaf_judges(judge)
+           if (pool := getattr(j, "endpoint_pool", None)) is not None}
     return {"endpoints": out} if out else {}

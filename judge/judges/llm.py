@@ -365,7 +365,8 @@ class LLMJudge(Judge, abc.ABC):
             if isinstance(fetched, TransportError):
                 return [self._verdict(req, t, "transport_error", rationale=fetched.message,
                                       raw=fetched.raw) for t in req.items]
-            return self._answered(req, fetched, ctx, 0.0, BATCH_PRICE_FACTOR)
+            # cached already, the moment the batch was downloaded (batchapi: judge.store)
+            return self._answered(req, fetched, ctx, 0.0, BATCH_PRICE_FACTOR, cache=False)
         hit = ctx.cache.get(req.key)
         if hit is not None:
             cached = self._from_cache(req, hit, ctx)
@@ -421,9 +422,10 @@ class LLMJudge(Judge, abc.ABC):
         return True
 
     def _answered(self, req: Request, res: CallResult, ctx: JudgeContext, latency: float,
-                  price_factor: float = 1.0) -> list[Verdict]:
+                  price_factor: float = 1.0, cache: bool = True) -> list[Verdict]:
         """The verdicts of an answered request (counted in ``ctx.stats``; cached when every
-        item parsed); ``price_factor`` scales its USD (the Batch API's discount)."""
+        item parsed, unless ``cache`` is False); ``price_factor`` scales its USD (the Batch
+        API's discount)."""
         ctx.stats.tokens_in += res.tokens_in
         ctx.stats.tokens_out += res.tokens_out
         cost = (self.config.price.cost(res.tokens_in, res.tokens_out) * price_factor
@@ -436,7 +438,7 @@ class LLMJudge(Judge, abc.ABC):
                                   latency=latency, tokens=tokens, mode=res.mode, cost=cost)
                     for t in req.items]
         parsed = self.parse(req, res.texts, res.logprobs)
-        if all(isinstance(a, tuple) for a in parsed.values()):
+        if cache and all(isinstance(a, tuple) for a in parsed.values()):
             ctx.cache.set(req.key, self._payload(req, res))
         return [self._verdict(req, t, "ok", score=a[0], rationale=a[1], raw=raw, latency=latency,
                               tokens=tokens, mode=res.mode, cost=cost, distribution=a[2])

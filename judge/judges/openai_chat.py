@@ -121,13 +121,13 @@ class OpenAIJudge(LLMJudge):
         self._mode_index = self.modes.index("text") if config.scorer.mode == "grade" else 0
         self._client: Any = None
         # built once: pydantic's schema generation costs ~1 ms a call
+        self._guided = strict_schema(config.scorer.json_schema())  # also vLLM's guided_json
         self._formats: dict[str, dict[str, Any]] = {
             "json_schema": {"type": "json_schema",
                             "json_schema": {"name": config.scorer.name, "strict": True,
-                                            "schema": strict_schema(config.scorer.json_schema())}},
+                                            "schema": self._guided}},
             "json_object": {"type": "json_object"},
         }
-        self._guided = strict_schema(config.scorer.json_schema())
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -152,7 +152,7 @@ class OpenAIJudge(LLMJudge):
         """Identity plus the key's variable name (never its value) and the output mode."""
         return {**super().describe(), "api_key_env": self.api_key_env,
                 "timeout_s": self.timeout_s, "max_retries": self.max_retries,
-                "http": self.http, "output_mode": self.modes[self._mode_index]}
+                "http": self.http, "output_mode": self.output_mode}
 
     def sample_of(self, k: int) -> OpenAIJudge:
         """As :meth:`LLMJudge.sample_of`; a clone gets its own endpoint pool (its clients are
@@ -165,8 +165,8 @@ class OpenAIJudge(LLMJudge):
 
     @property
     def endpoint_pool(self) -> EndpointPool | None:
-        """The endpoints balanced over (several base URLs; shared by this judge's
-        :meth:`sample_of` clones), else None."""
+        """The endpoints balanced over (several base URLs; each :meth:`sample_of` clone has
+        its own), else None."""
         return self._pool
 
     def _response_format(self, mode: str) -> dict[str, Any] | None:

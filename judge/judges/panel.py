@@ -147,6 +147,16 @@ class Panel(Judge):
         return out
 
 
+def leaf_judges(judge: Judge | None) -> list[Judge]:
+    """The judges that make calls: ``judge`` itself, or a panel's members (a repeated judge's
+    samples), recursively, in order; [] for None."""
+    if judge is None:
+        return []
+    if isinstance(judge, Panel):
+        return [m for j in judge.members for m in leaf_judges(j)]
+    return [judge]
+
+
 def agreement(member_rows: Sequence[dict[str, Any]], member_ids: Sequence[str],
               tau: float) -> dict[str, Any]:
     """Inter-judge agreement from member verdict rows (see module docstring).
