@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from judge.judges.base import Judge, JudgeContext
 from judge.judges.endpoints import endpoint_summary
 from judge.runs.record import RunRecord
 from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis
+from judge.runs.verdictlog import VerdictLog
 from judge.tasks.base import Judged, Params, Task
 from judge.tasks.registry import get_task
 from judge.versions import package_versions
@@ -40,8 +41,8 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                     seed: int = 0, swap: float = 0.0,
-                    max_usd: float | None = None,
-                    batch_api: bool = False) -> tuple[RunRecord, Judged]:
+                    max_usd: float | None = None, batch_api: bool = False,
+                    run_dir: Path | None = None) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
     task = get_task(task) if isinstance(task, str) else task
@@ -50,7 +51,9 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     check_probes(task, judge, swap)
     cache = cache or JudgeCache()
     t0 = time.perf_counter()
-    ctx = JudgeContext(cache=cache, context=params.context, max_usd=max_usd)
+    spool_dir = run_dir.parent if run_dir is not None and run_dir.parent.is_dir() else None
+    ctx = JudgeContext(cache=cache, context=params.context, max_usd=max_usd,  # verdicts
+                       verdict_log=VerdictLog.spool(spool_dir, run_dir))  # streamed to disk
     batches = None
     if batch_api:  # the openai: judges' answers first, through the Batch API
         from judge.judges.batchapi import batch_judges, fetch_batches
@@ -76,7 +79,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         # judges stopped early by repeated fatal failures (judge.judges.failures)
         "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
-        **({"probes": probes} if probes else {}), **_logprob_counts(judged.verdict_rows),
+        **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
     }
     config: dict[str, Any] = {
@@ -89,7 +92,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     }
     config.update(task.config_entries(params))
     record = RunRecord.model_validate({"config": config, "summary": summary, "items": rows,
-                                       "verdicts": judged.verdict_rows,
+                                       "verdicts": judged.log,
                                        "extra": judged.extra_jsonl})
     return record, judged
 
@@ -124,34 +127,34 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
     if judge is None:
         return out
     if isinstance(judge, Repeats):
-        rows, out["repeat"] = repeat_probe(judged.verdict_rows, judge, params.tau, n_boot, seed)
+        rows, out["repeat"] = repeat_probe(judged.rows(), judge, params.tau, n_boot, seed)
         judged.extra_jsonl["repeat_probe.jsonl"] = rows
     if swap > 0:
         pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
                             max_usd=ctx.max_usd,
                             early_stops=ctx.early_stops)
         if progress_factory is not None:
-            n = len(sample_keys(list(forward_scores(judged.verdict_rows)), swap, seed))
+            n = len(sample_keys(list(forward_scores(judged.rows())), swap, seed))
             pctx.progress = progress_factory(n, ctx.stats)
-        rows, out["swap"] = aio.run(swap_probe(judge, judged.verdict_rows, pctx, swap,
+        rows, out["swap"] = aio.run(swap_probe(judge, judged.rows(), pctx, swap,
                                                params.tau, seed, n_boot))
         judged.extra_jsonl["swap_probe.jsonl"] = rows
     return out
 
 
-def _logprob_counts(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _logprob_counts(verdict_rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"logprobs": {"verdicts", "with_distribution", "fallback"}}`` when any verdict came
     from a grade scorer asked for logprobs (``--score-mode logprob``): ``fallback`` counts the
     ``ok`` verdicts whose reply had no logprobs (score = the sampled grade); {} otherwise."""
-    graded = [r for r in verdict_rows if r.get("outcome") == "ok"
-              and "grade" in str(r.get("scorer", ""))]
+    graded = with_dist = fallback = 0
+    for r in verdict_rows:  # one pass, nothing kept: a large run's log is read from disk
+        if r.get("outcome") == "ok" and "grade" in str(r.get("scorer", "")):
+            dist = r.get("distribution")
+            graded, with_dist = graded + 1, with_dist + (dist is not None)
+            fallback += dist is None and "fell back" in str(r.get("rationale", ""))
     if not graded:
         return {}
-    with_dist = sum(r.get("distribution") is not None for r in graded)
-    fallback = sum(r.get("distribution") is None and "fell back" in str(r.get("rationale", ""))
-                   for r in graded)
-    return {"logprobs": {"verdicts": len(graded), "with_distribution": with_dist,
-                         "fallback": fallback}}
+    return {"logprobs": {"verdicts": graded, "with_distribution": with_dist, "fallback": fallback}}
 
 
 def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
@@ -160,7 +163,8 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                    seed: int = 0, swap: float = 0.0,
                    tau_samples: Sequence[float] | None = None,
-                   max_usd: float | None = None, batch_api: bool = False) -> RunRecord:
+                   max_usd: float | None = None, batch_api: bool = False,
+                   run_dir: Path | None = None) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
     Args:
@@ -188,6 +192,8 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         batch_api: send the ``openai:`` judges' calls through the provider's Batch API first
             (``--batch-api``, :mod:`judge.judges.batchapi`; resumable, half price);
             ``summary.batch_api`` says per judge what the batch did.
+        run_dir: the run directory to be written, if known: the verdicts stream to a spool
+            file in its parent (else the temporary directory; a failed write is that run's).
 
     Returns:
         The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
@@ -201,11 +207,12 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             answers stored before are kept.
         judge.errors.BatchPendingError: ``batch_api`` and a batch could not be followed to its
             end (it keeps running; the same call resumes it).
+        judge.runs.atomic.RunWriteError: the verdict spool's disk refused a write.
     """
     record = evaluate_judged(items, task, judge, params, cache=cache,
                              config_extra=config_extra, progress_factory=progress_factory,
                              bootstrap=bootstrap, seed=seed, swap=swap, max_usd=max_usd,
-                             batch_api=batch_api)[0]
+                             batch_api=batch_api, run_dir=run_dir)[0]
     if tau_samples:
         t = get_task(task) if isinstance(task, str) else task
         tau = (params or Params()).tau
@@ -314,7 +321,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
         prepare_out_dir(Path(out), False)
     cache = JudgeCache(cache_dir, cache_mode)
     try:
-        record, judged = evaluate_judged(its, t, j, params, cache=cache)
+        record, judged = evaluate_judged(its, t, j, params, cache=cache,
+                                         run_dir=Path(out) if out is not None else None)
     finally:
         cache.close()
     run_dir = write_run(record, Path(out)) if out is not None else None

@@ -5,23 +5,27 @@
 2. collect the remaining (pred, truth) pairs over all items and deduplicate them;
 3. send the distinct pairs to the judge once (it consults the cache and calls its model for the
    misses — concurrently for remote judges);
-4. fill each item's matrix, keeping every verdict for the audit trail.
+4. fill each item's matrix; every verdict goes to the run's verdict log (the audit trail),
+   only its score, outcome and judge id stay in memory.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from judge import aio
 from judge.judges.base import Judge, JudgeContext, Pair
-from judge.verdict import Verdict
 from metrics import normalize
+
+if TYPE_CHECKING:
+    from judge.runs.verdictlog import VerdictLog
 
 
 @dataclass
@@ -33,14 +37,57 @@ class SimilarityMatrix:
         scores: float64 array (n_pred, n_truth) in [0, 1]; 1.0 for exact pairs; NaN where no
             verdict with outcome ``ok`` exists.
         exact: bool array (n_pred, n_truth), True where the normalised strings are equal.
-        verdicts: ``(i, j) → Verdict`` for every judged cell (exact cells have none).
+        lookup: ``(scope, (pred, truth)) → CellVerdict`` of the run's judged pairs (shared by
+            every matrix of the run; the full verdicts are in the run's verdict log).
+        scope: the item id under which an item-scoped judge judged this item's pairs, else
+            None.
     """
 
     pred: tuple[str, ...]
     truth: tuple[str, ...]
     scores: NDArray[np.float64]
     exact: NDArray[np.bool_]
-    verdicts: dict[tuple[int, int], Verdict] = field(default_factory=dict)
+    lookup: Mapping[tuple[str | None, Pair], CellVerdict] = field(default_factory=dict,
+                                                                  repr=False)
+    scope: str | None = None
+
+    def cell(self, i: int, j: int) -> CellVerdict | None:
+        """The verdict of cell (i, j), 0-based; None for an exact cell or a pair without one."""
+        if self.exact[i, j]:
+            return None
+        return self.lookup.get((self.scope, (self.pred[i], self.truth[j])))
+
+    @property
+    def verdicts(self) -> dict[tuple[int, int], CellVerdict]:
+        """``(i, j) → CellVerdict`` for every judged cell (exact cells have none)."""
+        out = {}
+        for i in range(len(self.pred)):
+            for j in range(len(self.truth)):
+                v = self.cell(i, j)
+                if v is not None:
+                    out[(i, j)] = v
+        return out
+
+
+class CellVerdict(NamedTuple):
+    """What matching keeps of a verdict (the rest is in the run's verdict log).
+
+    Attributes:
+        score: in [0, 1] when ``outcome`` is ``ok``, else None.
+        outcome: ``ok``, ``parse_error``, ``transport_error`` or ``refused``.
+        judge_id: the judge that decided it.
+    """
+
+    score: float | None
+    outcome: str
+    judge_id: str
+
+
+CHUNK_PAIRS = 20_000
+"""Distinct pairs handed to the judge at a time. Each chunk's verdicts go to the run's verdict
+log (a file for ``simjudge eval``: :meth:`judge.runs.verdictlog.VerdictLog.spool`) and only a
+:class:`CellVerdict` per pair stays in memory, so a million-pair run does not hold a million
+verdicts. A chunk is large enough that a remote judge's concurrency window stays full."""
 
 
 @dataclass
@@ -49,7 +96,9 @@ class MatrixBuild:
 
     Attributes:
         matrices: one per item, in input order.
-        verdicts: one per distinct judged pair (the audit trail), in first-seen order.
+        log: the verdict rows (:class:`judge.runs.verdictlog.VerdictLog`): per chunk, the
+            panel members' own rows (drained from ``ctx.panel.member_verdicts``), then one per
+            distinct judged pair with its ``item_id`` for item-scoped judges.
         pairs_total: cells over all items; pairs_exact: exact cells;
         pairs_distinct: distinct non-exact pairs sent to the judge (per item for item-scoped
             judges);
@@ -58,18 +107,16 @@ class MatrixBuild:
             (``parse_error``, ``transport_error``, ``refused``); they can never be matched;
         outcomes: count of verdict outcomes over distinct pairs;
         wall_s: seconds spent in the judge.
-        verdict_items: for item-scoped judges, the item id of each verdict (else None).
     """
 
     matrices: list[SimilarityMatrix]
-    verdicts: list[Verdict]
+    log: VerdictLog
     pairs_total: int
     pairs_exact: int
     pairs_distinct: int
     pairs_without_verdict: int
     outcomes: Counter[str]
     wall_s: float
-    verdict_items: list[str | None] = field(default_factory=list)
 
 
 def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -94,63 +141,81 @@ def distinct_pairs(items: Sequence[tuple[Sequence[str], Sequence[str]]],
     return list(seen), total, exact
 
 
-async def _scoped_verdicts(items: Sequence[tuple[Sequence[str], Sequence[str]]],
-                           ids: Sequence[str], judge: Judge, ctx: JudgeContext,
-                           ) -> tuple[list[tuple[str | None, Pair]], list[Verdict | None]]:
-    keys: list[tuple[str | None, Pair]] = []
-    verdicts: list[Verdict | None] = []
-    for item_id, item in zip(ids, items, strict=True):
-        pairs = distinct_pairs([item])[0]
-        ctx.item_id = item_id
-        try:
-            got = await judge.judge_pairs(pairs, ctx) if pairs else []
-        finally:
-            ctx.item_id = None
-        keys.extend((item_id, p) for p in pairs)
-        verdicts.extend(got)
-    return keys, verdicts
+@dataclass
+class _Collect:
+    """Judges chunks of pairs, logging each verdict and keeping its :class:`CellVerdict`."""
+
+    judge: Judge
+    ctx: JudgeContext
+    log: VerdictLog
+    lookup: dict[tuple[str | None, Pair], CellVerdict] = field(default_factory=dict)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    judged: int = 0
+    missing: int = 0
+
+    async def pairs(self, scope: str | None, pairs: Sequence[Pair]) -> None:
+        for k in range(0, len(pairs), CHUNK_PAIRS):
+            chunk = pairs[k:k + CHUNK_PAIRS]
+            got = await self.judge.judge_pairs(chunk, self.ctx)
+            members = self.ctx.panel.member_verdicts  # a panel's own rows, logged first
+            self.log.extend(members)
+            members.clear()
+            scoped = {"item_id": scope} if scope is not None else {}
+            for pair, v in zip(chunk, got, strict=True):
+                self.judged += 1
+                if v is None or v.outcome != "ok":
+                    self.missing += 1
+                if v is None:
+                    continue
+                ok = v.outcome == "ok"
+                self.lookup[(scope, pair)] = CellVerdict(v.score if ok else None, v.outcome,
+                                                         v.judge_id)
+                self.outcomes[v.outcome] += 1
+                self.log.append({**v.model_dump(), **scoped})
 
 
 async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str]]],
                                judge: Judge, ctx: JudgeContext,
-                               ids: Sequence[str] | None = None) -> MatrixBuild:
-    """Build every item's :class:`SimilarityMatrix` with one judge pass over distinct pairs.
+                               ids: Sequence[str] | None = None,
+                               log: VerdictLog | None = None) -> MatrixBuild:
+    """Build every item's :class:`SimilarityMatrix` with one judge pass over distinct pairs
+    (in chunks of :data:`CHUNK_PAIRS`).
 
     Args:
         items: ``(pred strings, truth strings)`` per item.
         judge: any :class:`judge.judges.base.Judge`.
         ctx: cache, task context, counters and progress callback.
         ids: item ids (needed by item-scoped judges; default the item positions).
+        log: where the verdict rows go (default: a new in-memory log; ``simjudge eval``
+            passes a spool file).
 
     Raises:
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
+    from judge.runs.verdictlog import VerdictLog
+
     pairs, total, n_exact = distinct_pairs(items)
     item_ids = list(ids) if ids is not None else [str(k) for k in range(len(items))]
     scoped = bool(getattr(judge, "item_scoped", False))
+    got = _Collect(judge, ctx, log if log is not None else VerdictLog.memory())
     t0 = time.perf_counter()
     if scoped:
-        keys, verdicts = await _scoped_verdicts(items, item_ids, judge, ctx)
+        for item_id, item in zip(item_ids, items, strict=True):
+            ctx.item_id = item_id
+            try:
+                await got.pairs(item_id, distinct_pairs([item])[0])
+            finally:
+                ctx.item_id = None
     else:
-        keys = [(None, p) for p in pairs]
-        verdicts = await judge.judge_pairs(pairs, ctx) if pairs else []
+        await got.pairs(None, pairs)
     wall = time.perf_counter() - t0
-    by_pair: dict[tuple[str | None, Pair], Verdict] = {}
-    outcomes: Counter[str] = Counter()
-    missing = 0
-    for key, v in zip(keys, verdicts, strict=True):
-        if v is None or v.outcome != "ok":
-            missing += 1
-        if v is not None:
-            by_pair[key] = v
-            outcomes[v.outcome] += 1
+    del pairs
     matrices = []
     for item_id, (pred, truth) in zip(item_ids, items, strict=True):
         scope = item_id if scoped else None
         n, m = len(pred), len(truth)
         scores = np.full((n, m), np.nan)
         exact = np.zeros((n, m), dtype=bool)
-        cells: dict[tuple[int, int], Verdict] = {}
         norm_t = [normalize(t) for t in truth]
         for i, p in enumerate(pred):
             np_ = normalize(p)
@@ -159,16 +224,13 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
                     exact[i, j] = True
                     scores[i, j] = 1.0
                     continue
-                v = by_pair.get((scope, (p, t)))
-                if v is not None:
-                    cells[(i, j)] = v
-                    if v.outcome == "ok":
-                        scores[i, j] = v.score
-        matrices.append(SimilarityMatrix(tuple(pred), tuple(truth), scores, exact, cells))
-    kept = [v for v in verdicts if v is not None]
-    kept_items = [k[0] for k, v in zip(keys, verdicts, strict=True) if v is not None]
-    return MatrixBuild(matrices, kept, total, n_exact, len(keys), missing, outcomes, wall,
-                       kept_items)
+                v = got.lookup.get((scope, (p, t)))
+                if v is not None and v.score is not None:
+                    scores[i, j] = v.score
+        matrices.append(SimilarityMatrix(tuple(pred), tuple(truth), scores, exact, got.lookup,
+                                         scope))
+    return MatrixBuild(matrices, got.log, total, n_exact, got.judged, got.missing,
+                       got.outcomes, wall)
 
 
 def build_matrices(items: Sequence[tuple[Sequence[str], Sequence[str]]], judge: Judge,

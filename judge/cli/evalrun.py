@@ -150,7 +150,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None)
         record = run_evaluation(items, task, judge, params, cache=cache, config_extra=extra,
                                 progress_factory=progress_factory, bootstrap=r.bootstrap,
                                 seed=r.seed, swap=swap, tau_samples=samples,
-                                max_usd=r.max_usd, batch_api=r.batch_api)
+                                max_usd=r.max_usd, batch_api=r.batch_api, run_dir=run_dir)
     finally:
         cache.close()
     written = progress_factory(1, None, "writing") if progress_factory else None

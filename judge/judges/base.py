@@ -73,6 +73,9 @@ class JudgeContext:
             :mod:`judge.judges.batchapi`), by cache key: a ``CallResult``, or the
             ``TransportError`` of a batch request that failed; an LLM judge uses them instead
             of calling.
+        verdict_log: where the matching tasks log their verdict rows
+            (:class:`judge.runs.verdictlog.VerdictLog`; ``simjudge eval`` gives a spool file so
+            a large run's verdicts are not held in memory); None = a new in-memory log.
     """
 
     cache: JudgeCache
@@ -85,6 +88,7 @@ class JudgeContext:
     max_usd: float | None = None
     reserved_usd: float = 0.0
     batch: dict[str, Any] = field(default_factory=dict)
+    verdict_log: Any = None
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""

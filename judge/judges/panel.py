@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -157,7 +157,7 @@ def leaf_judges(judge: Judge | None) -> list[Judge]:
     return [judge]
 
 
-def agreement(member_rows: Sequence[dict[str, Any]], member_ids: Sequence[str],
+def agreement(member_rows: Iterable[Mapping[str, Any]], member_ids: Sequence[str],
               tau: float) -> dict[str, Any]:
     """Inter-judge agreement from member verdict rows (see module docstring).
 

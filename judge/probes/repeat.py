@@ -16,7 +16,7 @@ server answers the same every time and the probe measures exactly that.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judge.errors import InputError
@@ -76,7 +76,7 @@ def repeated(judge: Judge, n: int, vote_rule: str = "mean", quorum: int = 1,
         raise InputError(str(exc), field="repeats") from None
 
 
-def repeat_probe(verdict_rows: Sequence[Mapping[str, Any]], judge: Repeats, tau: float,
+def repeat_probe(verdict_rows: Iterable[Mapping[str, Any]], judge: Repeats, tau: float,
                  n_boot: int = 1000, seed: int = 0) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Per-pair rows and summary of a :class:`Repeats` run.
 

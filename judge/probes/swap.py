@@ -13,7 +13,7 @@ exact pairs (equal after normalisation) are never judged and so never sampled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -43,7 +43,7 @@ def sample_keys(keys: Sequence[K], fraction: float, seed: int) -> list[K]:
     return [keys[int(i)] for i in idx]
 
 
-def forward_scores(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[Key, float]:
+def forward_scores(verdict_rows: Iterable[Mapping[str, Any]]) -> dict[Key, float]:
     """The run's own ``ok`` scores by pair (panel members' rows left out)."""
     out: dict[Key, float] = {}
     for r in verdict_rows:
@@ -53,7 +53,7 @@ def forward_scores(verdict_rows: Sequence[Mapping[str, Any]]) -> dict[Key, float
     return out
 
 
-async def swap_probe(judge: Judge, verdict_rows: Sequence[Mapping[str, Any]], ctx: JudgeContext,
+async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ctx: JudgeContext,
                      fraction: float, tau: float, seed: int = 0, n_boot: int = 1000,
                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run the order-swap probe.

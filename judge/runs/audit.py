@@ -18,7 +18,7 @@ pass through :mod:`judge.redact`, so an API key echoed in an error never shows.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from judge.probes.text import probe_lines
@@ -126,24 +126,24 @@ def _probe_weight(rows: Mapping[str, Any], probe: str) -> float:
 
 
 def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[str, Any],
-                   item_id: str, verdicts: Mapping[Pair, list[dict[str, Any]]],
+                   item_id: str, flags: Mapping[Pair, int],
                    tau: float | None, near: float,
                    probes: Mapping[Pair, dict[str, Any]] | None = None,
                    weights: dict[str, list[float]] | None = None) -> None:
     """Add one heatmap's cells to the queues (entries ``[item, heatmap, i, j]`` or, for the
-    unmatched ones, ``[item, heatmap, i]``); probed cells go to the ``asymmetric`` and
-    ``unstable`` queues with their weight in ``weights`` (for sorting)."""
+    unmatched ones, ``[item, heatmap, i]``); ``flags``: each pair's :func:`_flag` bits;
+    probed cells go to the ``asymmetric`` and ``unstable`` queues with their weight in
+    ``weights`` (for sorting)."""
     exact = {tuple(e) for e in hm["exact"]}
     for i, p in enumerate(hm["pred"]):
         for j, t in enumerate(hm["truth"]):
             s = hm["scores"][i][j]
-            vs = verdicts.get((item_id, p, t)) or verdicts.get((None, p, t)) or []
+            f = flags.get((item_id, p, t)) or flags.get((None, p, t)) or 0
             if tau is not None and s is not None and (i, j) not in exact and abs(s - tau) <= near:
                 queues["near"].append([n, h, i, j])
-            ok = [x["score"] for x in vs if x["outcome"] == "ok" and x.get("member_of")]
-            if tau is not None and len({x > tau for x in ok}) > 1:
+            if f & _ABOVE and f & _AT_OR_BELOW:
                 queues["disagree"].append([n, h, i, j])
-            if any(x["outcome"] != "ok" for x in vs):
+            if f & _FAILED:
                 queues["failures"].append([n, h, i, j])
             pr = (probes.get((item_id, p, t)) or probes.get((None, p, t))) if probes else None
             if pr and weights is not None:
@@ -158,14 +158,43 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
     queues["unmatched_truth"] += [[n, h, j] for j in range(len(hm["truth"])) if j not in used_t]
 
 
+_FAILED, _ABOVE, _AT_OR_BELOW = 1, 2, 4
+"""Bits of a pair's flags: a failed verdict; a panel member's ``ok`` score above τ; one at or
+below τ (both = the members disagree)."""
+
+
+def _flag(v: Mapping[str, Any], tau: float | None) -> int:
+    """The queue bits one verdict row sets for its pair."""
+    if v.get("outcome", "ok") != "ok":
+        return _FAILED
+    if tau is None or not v.get("member_of") or not _number(v.get("score")):
+        return 0
+    return _ABOVE if v["score"] > tau else _AT_OR_BELOW
+
+
+def verdict_entry(v: Mapping[str, Any], red: Redactor) -> dict[str, Any]:
+    """What the report shows of one verdict row (texts redacted, raw output cut at
+    :data:`RAW_LIMIT` characters)."""
+    entry = {k: v.get(k, _VERDICT_DEFAULTS.get(k)) for k in _VERDICT_KEYS}
+    entry["rationale"] = red.text(entry["rationale"] or "")
+    entry["raw"] = red.text(v.get("raw") or "")[:RAW_LIMIT]
+    return entry
+
+
+VerdictSink = Callable[[str, dict[str, Any]], None]
+"""``(pair key, verdict entry) -> None``: where :func:`report_data` streams the verdicts."""
+
+
 def report_data(record: RunRecord, near: float = 0.1,
-                verdict_rows: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+                sink: VerdictSink | None = None) -> dict[str, Any]:
     """Everything the report shows, as JSON-ready data.
 
     Args:
         record: the run.
         near: half-width of the "near τ" queue (scores with |score − τ| ≤ near), in [0, 1].
-        verdict_rows: ``record.verdict_rows()`` when the caller has them already.
+        sink: stream each verdict's entry here, in the run's order, instead of collecting
+            them (the HTML report of a large run; ``data["verdicts"]`` is then ``{}``); None
+            = collect them.
 
     Returns:
         ``{"header", "pairs" (whether any item has a heatmap), "items": [{"id", "source",
@@ -184,13 +213,18 @@ def report_data(record: RunRecord, near: float = 0.1,
     task = get_task(record.task)
     header = _header(record, task.uses_tau)
     tau = header["tau"] if _number(header["tau"]) else None
-    verdicts: dict[Pair, list[dict[str, Any]]] = {}
+    verdicts: dict[str, list[dict[str, Any]]] = {}
+    flags: dict[Pair, int] = {}  # only pairs with a failure or a member verdict
     red = Redactor()  # API keys echoed in error texts never reach the report (judge.redact)
-    for v in verdict_rows if verdict_rows is not None else record.verdict_rows():
-        entry = {k: v.get(k, _VERDICT_DEFAULTS.get(k)) for k in _VERDICT_KEYS}
-        entry["rationale"] = red.text(entry["rationale"] or "")
-        entry["raw"] = red.text(v.get("raw") or "")[:RAW_LIMIT]
-        verdicts.setdefault((v.get("item_id"), v["pred"], v["truth"]), []).append(entry)
+    for v in record.verdict_rows():  # one at a time: a large run's log is read from disk
+        pair = (v.get("item_id"), v["pred"], v["truth"])
+        bits = _flag(v, tau)
+        if bits:
+            flags[pair] = flags.get(pair, 0) | bits
+        if sink is not None:
+            sink(pair_key(pair), verdict_entry(v, red))
+        else:
+            verdicts.setdefault(pair_key(pair), []).append(verdict_entry(v, red))
     items: list[dict[str, Any]] = []
     queues: dict[str, list[list[int]]] = {q: [] for q in _QUEUES}
     probes = _probe_rows(record)
@@ -203,7 +237,7 @@ def report_data(record: RunRecord, near: float = 0.1,
                       "metrics": {k: v for k, v in row.items()
                                   if k not in _CONTENT_KEYS and _number(v)}})
         for h, hm in enumerate(heatmaps):
-            _queue_heatmap(queues, n, h, hm, row["id"], verdicts, tau, near, probes, weights)
+            _queue_heatmap(queues, n, h, hm, row["id"], flags, tau, near, probes, weights)
     for queue, ws in weights.items():  # largest |Δ| / SD first (a stable sort keeps ties)
         order = sorted(range(len(ws)), key=lambda k: -ws[k])
         queues[queue] = [queues[queue][k] for k in order]
@@ -211,7 +245,7 @@ def report_data(record: RunRecord, near: float = 0.1,
     int_keys = sorted({k for it in items for k, v in it["metrics"].items()
                        if isinstance(v, int) and not isinstance(v, bool)})
     return {"header": header, "pairs": any(it["heatmaps"] for it in items), "items": items,
-            "verdicts": {pair_key(k): vs for k, vs in verdicts.items()}, "queues": queues,
+            "verdicts": verdicts, "queues": queues,
             "probes": {pair_key(k): v for k, v in probes.items()}, "near": near,
             "item_int_metrics": int_keys}
 

@@ -2,138 +2,26 @@
 
 A run directory holds ``config.json`` (:class:`RunConfig`), ``summary.json``
 (:class:`RunSummary`), ``items.jsonl`` (one :class:`ItemRow` per item), ``verdicts.jsonl`` (one
-:class:`VerdictRow` per judge verdict) and optional extra JSONL files (``disagreements.jsonl``)
-plus ``report.html``. :mod:`judge.runs.store` writes and reads them; every reader (``rescore``,
-``audit``, ``compare``, ``calibrate --run``) works on a :class:`RunRecord`, never on loose
-dicts read by string key.
-
-The models name the fields every run has and *allow* the task-specific ones (a selection row's
-``scores`` matrix, a function call's ``error_type``…): the task that wrote a row reads it back
-(:class:`judge.tasks.base.Task`). Runs written by earlier versions of simjudge load as long as
-they carry the required fields (``tests/fixtures/runs_v0``).
+:class:`VerdictRow` per judge verdict, held by a :class:`~judge.runs.verdictlog.VerdictLog`:
+in memory, or streamed to and read from a file for large runs) and optional extra JSONL files
+(``disagreements.jsonl``) plus ``report.html``. :mod:`judge.runs.store` writes and reads them;
+every reader (``rescore``, ``audit``, ``compare``, ``calibrate --run``) works on a
+:class:`RunRecord`, never on loose dicts read by string key. The row models live in
+:mod:`judge.runs.rows` and are re-exported here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.verdict import Outcome
+from judge.runs.rows import ItemRow, RunConfig, RunSummary, VerdictRow
+from judge.runs.verdictlog import VerdictLog
 
-
-class _Open(BaseModel):
-    """A model that keeps fields it does not name (task-specific ones) and round-trips them."""
-
-    model_config = ConfigDict(extra="allow")
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """The field ``key`` (named or extra), or ``default`` — dict-style access for code
-        that reads optional, task-specific fields."""
-        if key in type(self).model_fields:
-            return getattr(self, key)
-        return (self.model_extra or {}).get(key, default)
-
-    def to_row(self) -> dict[str, Any]:
-        """The JSON object written to disk: the fields that were set (named ones first, then
-        the task's own), so a row read from disk is written back as it was."""
-        return self.model_dump(mode="python", exclude_unset=True)
-
-
-class RunConfig(_Open):
-    """``config.json``: how the run was made.
-
-    Attributes:
-        created_at: ISO 8601 UTC time the run started.
-        task: the task name (:data:`judge.tasks.registry.TASKS`).
-        tau: τ in [0, 1] (meaningful for tasks that match with a threshold).
-        context: task context given to prompt judges.
-        zero_division: value of undefined ratios.
-        judge: the judge's description (``describe()``: id, backend, model, scorer, members…);
-            None when the task used no judge.
-        cache: ``{"directory", "mode"}`` of the judge-call cache.
-        versions: package versions the numbers depend on (:mod:`judge.versions`).
-
-    Extra fields written by the CLI: ``command``, ``data``/``gold``/``functions`` (path and
-    sha256), ``fields``, ``tau_from`` (calibration provenance), ``function_call_format``.
-    """
-
-    created_at: str = ""
-    task: str
-    tau: float | None = None
-    context: str = ""
-    zero_division: float = 0.0
-    judge: dict[str, Any] | None = None
-    cache: dict[str, Any] = Field(default_factory=dict)
-    versions: dict[str, Any] = Field(default_factory=dict)
-
-
-class RunSummary(_Open):
-    """``summary.json``: dataset metrics and accounting.
-
-    Attributes:
-        task: the task name.
-        n_items: number of items, >= 0.
-        metrics: the task's dataset metrics (numbers in [0, 1] unless named otherwise, plus
-            counts and per-class/per-category tables).
-        bootstrap: ``{"resamples", "seed", "ci95": {metric: [low, high]}}``.
-        judge_calls, cache_hits: model calls made and answers served from the cache.
-        tokens_in, tokens_out: token usage of the calls made.
-        cost_usd: USD spent on the calls made.
-        outcomes: verdict counts per outcome (tasks with a judge).
-        pairs_without_verdict: judged pairs left without a score.
-        stopped_early: judges stopped after repeated fatal errors, with the reason.
-        wall_s: seconds the evaluation took.
-    """
-
-    task: str
-    n_items: int = Field(ge=0)
-    metrics: dict[str, Any] = Field(default_factory=dict)
-    bootstrap: dict[str, Any] = Field(default_factory=dict)
-    judge_calls: int = 0
-    cache_hits: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
-    outcomes: dict[str, int] = Field(default_factory=dict)
-    pairs_without_verdict: int = 0
-    stopped_early: list[dict[str, Any]] = Field(default_factory=list)
-    wall_s: float = 0.0
-
-
-class ItemRow(_Open):
-    """One ``items.jsonl`` row: an item's id and source, plus the task's per-item content and
-    metrics (extra fields, read back by the task)."""
-
-    id: str
-    source: str = ""
-
-
-class VerdictRow(_Open):
-    """One ``verdicts.jsonl`` row: a :class:`judge.verdict.Verdict`'s fields plus where it
-    applies (``item_id`` for item-scoped judges, ``member_of`` for a panel member's own verdict,
-    ``function``/``parameter`` for function-call argument judgements).
-
-    Attributes:
-        pred, truth: the judged strings.
-        score: in [0, 1] when ``outcome`` is ``ok``, else None.
-        outcome: ``ok``, ``parse_error``, ``transport_error`` or ``refused``.
-        judge_id: the judge that produced it.
-        rationale, raw: the judge's explanation and raw output.
-        item_id: the item it was judged for (item-scoped judges), else None.
-        member_of: the panel id, on a panel member's own verdict.
-    """
-
-    pred: str
-    truth: str
-    score: float | None = None
-    outcome: Outcome = "ok"
-    judge_id: str = ""
-    rationale: str = ""
-    raw: str = ""
-    item_id: str | None = None
-    member_of: str | None = None
+__all__ = ["ItemRow", "RunConfig", "RunRecord", "RunSummary", "VerdictLog", "VerdictRow"]
 
 
 class RunRecord(BaseModel):
@@ -142,8 +30,10 @@ class RunRecord(BaseModel):
     Attributes:
         config, summary: :class:`RunConfig`, :class:`RunSummary`.
         items: one :class:`ItemRow` per item, in input order.
-        verdicts: one :class:`VerdictRow` per verdict (panel members' first, then the
-            decided ones), in judging order.
+        verdicts: the :class:`VerdictLog` of :class:`VerdictRow` (a list of rows is accepted
+            and validated into an in-memory log), in judging order: per chunk of judged pairs
+            (:data:`judge.matrix.CHUNK_PAIRS`), a panel's member verdicts, then the decided
+            ones.
         extra: more JSONL files by name (e.g. ``disagreements.jsonl``).
         path: the run directory it was read from or written to (None in memory only).
     """
@@ -153,7 +43,7 @@ class RunRecord(BaseModel):
     config: RunConfig
     summary: RunSummary
     items: list[ItemRow]
-    verdicts: list[VerdictRow] = Field(default_factory=list)
+    verdicts: VerdictLog = Field(default_factory=VerdictLog)
     extra: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     path: Path | None = None
 
@@ -171,6 +61,7 @@ class RunRecord(BaseModel):
         """The item rows as plain dicts (the form the task code reads)."""
         return [r.to_row() for r in self.items]
 
-    def verdict_rows(self) -> list[dict[str, Any]]:
-        """The verdict rows as plain dicts."""
-        return [r.to_row() for r in self.verdicts]
+    def verdict_rows(self) -> Iterator[dict[str, Any]]:
+        """The verdict rows as plain dicts, one at a time (read from disk for a file-backed
+        log; iterate again by calling again)."""
+        return self.verdicts.rows()

@@ -5,14 +5,14 @@ comes from :func:`judge.runs.audit.report_data`, which asks the run's task and n
 this module draws it.
 
 The HTML report (template ``judge/runs/report.html.jinja``) embeds the data as JSON — gzip +
-base64 above :data:`COMPRESS_OVER` characters, inflated by the browser — and renders it by each
-view's ``kind``: no network, CSS/JS/SVG inline, usable offline and by email. All judged text
-is inserted with ``textContent`` (never as markup), and the embedded JSON escapes ``<``,
-``>`` and ``&``, so a prediction such as ``<script>`` is shown as text. Heatmaps are drawn
-lazily (when their item scrolls into view), so a 10,000-pair run stays light. Human overrides
-made in the page export as JSONL rows ``{"id", "pred", "truth", "label", "score",
-"rationale"}``, which ``simjudge calibrate`` (label) and the ``table:`` judge (score,
-item-scoped by ``id``) read directly.
+base64 shards for a large run, inflated by the browser, produced as a stream
+(:mod:`judge.runs.pagedata`) — and renders it by each view's ``kind``: no network, CSS/JS/SVG
+inline, usable offline and by email. All judged text is inserted with ``textContent`` (never as
+markup), and the embedded JSON escapes ``<``, ``>`` and ``&``, so a prediction such as
+``<script>`` is shown as text. Heatmaps are drawn lazily (when their item scrolls into view), so
+a 10,000-pair run stays light. Human overrides made in the page export as JSONL rows ``{"id",
+"pred", "truth", "label", "score", "rationale"}``, which ``simjudge calibrate`` (label) and the
+``table:`` judge (score, item-scoped by ``id``) read directly.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jinja2 import Environment, StrictUndefined, select_autoescape
 
+from judge.runs import pagedata
 from judge.runs.audit import cell_verdicts, report_data
 from judge.runs.record import RunRecord
 
@@ -50,27 +51,39 @@ def _script_json(data: Any) -> str:
 
 
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
-                verdict_rows: Sequence[Mapping[str, Any]] | None = None, blind: bool = False,
-                human: Sequence[Path] = ()) -> str:
+                blind: bool = False, human: Sequence[Path] = (),
+                out: IO[str] | None = None) -> str:
     """The self-contained HTML report.
+
+    The page data is produced as a stream: the verdicts are read one at a time from the run's
+    log (:class:`~judge.runs.verdictlog.VerdictLog`) and the items one by one, and a large
+    page is compressed as it comes (:class:`judge.runs.pagedata.Payload`), so memory holds the
+    compressed page, not the run's verdicts (a million-verdict run included).
 
     Args:
         record: the run.
         near: half-width of the "near τ" queue, in [0, 1].
         name: the run's name shown in the page (default: the record's directory name).
-        verdict_rows: ``record.verdict_rows()`` when the caller has them already.
         blind: a blind-review page: no judge output in it (:func:`judge.runs.review.blind`).
         human: label files whose labels the page marks on their cells
             (:func:`judge.runs.review.with_human_labels`).
+        out: write the page to this text file and return ""; None = return the page.
 
     Raises:
         ValueError: ``near`` outside [0, 1].
         InputError: the run's task is not a registered task; a bad label file.
     """
+    import uuid
+
     env = Environment(autoescape=select_autoescape(default=True), undefined=StrictUndefined)
     template = env.from_string(
         (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
-    data = report_data(record, near, verdict_rows)
+    payload = pagedata.Payload()
+
+    def sink(key: str, entry: dict[str, Any]) -> None:
+        payload.verdict(_script_json([key, entry]))
+
+    data = report_data(record, near, sink=None if blind else sink)
     if human:
         from judge.runs.review import with_human_labels
 
@@ -83,26 +96,26 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     if name is not None:
         data["header"]["run"] = name
     run = data["header"]["run"]
-    payload = _script_json(data)
-    packed = pack_payload(payload) if len(payload) > COMPRESS_OVER else ""
-    return template.render(title=f"simjudge audit — {run}", data_json="" if packed else payload,
-                           data_gz=packed, run_name=run)
-
-
-COMPRESS_OVER = 2_000_000
-"""Characters of page data above which the HTML report embeds it gzip-compressed (base64):
-a large run's JSON shrinks several-fold and the page inflates it with the browser's own
-``DecompressionStream`` (no library, still one offline file); smaller pages keep plain JSON."""
-
-
-def pack_payload(payload: str) -> str:
-    """``payload`` gzip-compressed (level 6, no timestamp: the same run gives the same page)
-    and base64-encoded, for ``<script id="data-gz">``."""
-    import base64
-    import gzip
-
-    return base64.b64encode(gzip.compress(payload.encode("utf-8"), compresslevel=6,
-                                          mtime=0)).decode("ascii")
+    data.pop("verdicts")
+    for key, value in data.items():
+        payload.write(f",{_script_json(key)}:")
+        if key != "items":
+            payload.write(_script_json(value))
+            continue
+        payload.write("[")  # one item at a time
+        for k, item in enumerate(value):
+            payload.write(("," if k else "") + _script_json(item))
+        payload.write("]")
+    mark = f"@@page-data-{uuid.uuid4().hex}@@"
+    page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run)
+    before, after = page.split(mark, 1)
+    if out is None:
+        return before + "".join(payload.html()) + after
+    out.write(before)
+    for chunk in payload.html():
+        out.write(chunk)
+    out.write(after)
+    return ""
 
 
 def render_jsonl(record: RunRecord, near: float = 0.1) -> str:

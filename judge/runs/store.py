@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from judge.errors import InputError
 from judge.runs.atomic import atomic_dir, dumps
 from judge.runs.record import RunRecord
+from judge.runs.verdictlog import VerdictLog
 
 RUN_FILES = ("config.json", "verdicts.jsonl", "items.jsonl", "summary.json")
 """The files every run directory holds."""
@@ -34,7 +35,7 @@ AUDIT_FILES = ("report.jsonl",)
 
 def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
                       item_rows: Sequence[Mapping[str, Any]],
-                      verdict_rows: Sequence[Mapping[str, Any]],
+                      verdict_rows: Sequence[Mapping[str, Any]] | VerdictLog,
                       extra: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                       path: str | Path | None = None) -> RunRecord:
     """A validated :class:`RunRecord` from plain JSON-like parts (what a task's scoring and
@@ -44,7 +45,8 @@ def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
         config, summary: ``config.json`` and ``summary.json`` objects (``task`` required in
             both; ``n_items`` >= 0 in the summary).
         item_rows: one object per item (``id`` required).
-        verdict_rows: one object per verdict (``pred``, ``truth`` required).
+        verdict_rows: one object per verdict (``pred``, ``truth`` required), or a
+            :class:`~judge.runs.verdictlog.VerdictLog` (kept as it is).
         extra: more JSONL files by name (``disagreements.jsonl``…).
         path: the run directory, if any.
 
@@ -101,18 +103,18 @@ def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Pa
     out = Path(out)
     _check_extra_names(record.extra)
     red = Redactor()  # API keys never reach a run file (judge.redact)
-    verdict_rows = record.verdict_rows()
-    html = render_html(record, name=out.name, verdict_rows=verdict_rows)
     with atomic_dir(out, overwrite) as tmp:
         (tmp / "config.json").write_text(dumps(red.obj(record.config.to_row()), indent=2)
                                          + "\n", encoding="utf-8")
-        _write_jsonl(tmp / "verdicts.jsonl", (redact_row(v, red) for v in verdict_rows))
+        with open(tmp / "verdicts.jsonl", "w", encoding="utf-8") as fh:
+            record.verdicts.write_jsonl(fh, red)  # a spool's rows are redacted already
         _write_jsonl(tmp / "items.jsonl", (r.to_row() for r in record.items))
         (tmp / "summary.json").write_text(dumps(red.obj(record.summary.to_row()), indent=2)
                                           + "\n", encoding="utf-8")
         for name, rows in record.extra.items():
             _write_jsonl(tmp / name, (redact_row(r, red) for r in rows))
-        (tmp / REPORT_FILE).write_text(html, encoding="utf-8")
+        with open(tmp / REPORT_FILE, "w", encoding="utf-8") as fh:
+            render_html(record, name=out.name, out=fh)
     record.path = out
     return out
 
@@ -154,7 +156,7 @@ def load_run(path: str | Path) -> RunRecord:
         config = _json(p / "config.json")
         summary = _json(p / "summary.json")
         items, item_lines = _jsonl(p / "items.jsonl")
-        verdicts, verdict_lines = _jsonl(p / "verdicts.jsonl")
+        verdicts = VerdictLog.open(p / "verdicts.jsonl")  # streamed, validated, not held
         extra: dict[str, list[Any]] = {}
         extra_lines: dict[str, list[int]] = {}
         for f in sorted(p.glob("*.jsonl")):
@@ -165,7 +167,7 @@ def load_run(path: str | Path) -> RunRecord:
     try:
         return record_from_parts(config, summary, items, verdicts, extra, p)
     except ValidationError as exc:
-        lines = {"items": item_lines, "verdicts": verdict_lines}
+        lines = {"items": item_lines}
         raise _located(exc, p, lines, extra_lines) from None
 
 

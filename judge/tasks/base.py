@@ -22,21 +22,20 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from judge.errors import InputError
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
+from judge.tasks.judged import Judged, Rows
 from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
     from judge.runs.record import RunRecord
-    from judge.verdict import Verdict
 
-Rows = list[dict[str, Any]]
-"""Per-item rows (one JSON object per item, ``items.jsonl``)."""
+__all__ = ["HeatmapView", "Judged", "Params", "Rows", "Source", "Task", "mean_of"]
 
 
 @dataclass(frozen=True)
@@ -95,35 +94,6 @@ class Params:
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.0 <= v <= 1.0:
                 raise InputError(f"{name} must be in [0, 1], got {v!r}",
                                  field=name.replace("_", "-"))
-
-
-@dataclass
-class Judged:
-    """What a task's judging step produced.
-
-    Attributes:
-        verdicts: every verdict (one per distinct judged pair), as objects.
-        verdict_rows: the rows of ``verdicts.jsonl`` (verdict fields plus ``item_id``,
-            ``member_of``, ``function``/``parameter``… where they apply).
-        accounting: entries for ``summary.json`` (pair counts, outcomes, panel agreement…).
-        extra_jsonl: more JSONL files of the run directory (e.g. ``disagreements.jsonl``).
-        matrices: per item, the similarity matrices the task judged (selection: one per item).
-        data: task-specific result handed to :meth:`Task.score` (e.g. function calls'
-            argument-equivalence test).
-    """
-
-    verdicts: list[Verdict] = field(default_factory=list)
-    verdict_rows: Rows = field(default_factory=list)
-    accounting: dict[str, Any] = field(default_factory=dict)
-    extra_jsonl: dict[str, Rows] = field(default_factory=dict)
-    matrices: list[Any] = field(default_factory=list)
-    data: Any = None
-
-    @property
-    def failed(self) -> int:
-        """Judged pairs without a score (parse/transport errors, refusals)."""
-        outcomes = self.accounting.get("outcomes") or {}
-        return sum(v for k, v in outcomes.items() if k != "ok")
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,10 @@ class FunctionCallTask(Task):
             return Judged()
         equivalent, verdicts = await judge_arguments(items, params.fc_format, judge, ctx,
                                                      params.arg_tau)
-        return Judged(verdicts=list(verdicts), verdict_rows=[v.model_dump() for v in verdicts],
+        from judge.runs.verdictlog import VerdictLog
+
+        return Judged(log=VerdictLog.memory(v.model_dump() for v in verdicts),
+                      objects=list(verdicts),
                       accounting={"arg_judge": {"id": judge.id, "tau": params.arg_tau,
                                                 "pairs_judged": len(verdicts)}},
                       data=equivalent)

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,20 +45,20 @@ async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge
         ids: the item id each group belongs to (item-scoped judges look pairs up by it;
             verdict rows carry it as ``item_id``).
         judge: the similarity judge (a panel included).
-        ctx: the run's judge context.
+        ctx: the run's judge context; its ``verdict_log`` (a spool file for ``simjudge
+            eval``) receives the verdict rows, else an in-memory log does.
         tau: τ in [0, 1] (a panel's ``majority`` vote and agreement use it).
 
     Returns:
         :class:`Judged` with ``matrices`` (one :class:`SimilarityMatrix` per group),
-        ``verdicts``, ``verdict_rows`` (panel members' own verdicts first), ``accounting``
-        (``pairs_total``, ``pairs_exact``, ``pairs_distinct``, ``pairs_without_verdict``,
-        ``outcomes``, ``judge_wall_s``, ``panel``) and ``extra_jsonl``
-        (``disagreements.jsonl`` for a panel).
+        ``log`` (the verdict rows: per chunk of pairs, panel members' own verdicts first),
+        ``accounting`` (``pairs_total``, ``pairs_exact``, ``pairs_distinct``,
+        ``pairs_without_verdict``, ``outcomes``, ``judge_wall_s``, ``panel``) and
+        ``extra_jsonl`` (``disagreements.jsonl`` for a panel).
     """
-    build: MatrixBuild = await build_matrices_async(list(groups), judge, ctx, ids=list(ids))
-    rows = [{**v.model_dump(), **({"item_id": i} if i is not None else {})}
-            for v, i in zip(build.verdicts, build.verdict_items, strict=True)]
-    judged = Judged(verdicts=build.verdicts, verdict_rows=rows, matrices=build.matrices)
+    build: MatrixBuild = await build_matrices_async(list(groups), judge, ctx, ids=list(ids),
+                                                    log=ctx.verdict_log)
+    judged = Judged(log=build.log, matrices=build.matrices)
     _panel_accounting(judge, ctx, tau, judged)
     judged.accounting.update({
         "pairs_total": build.pairs_total, "pairs_exact": build.pairs_exact,
@@ -71,20 +71,21 @@ async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge
 
 
 def _panel_accounting(judge: Judge, ctx: JudgeContext, tau: float, judged: Judged) -> None:
-    """For a panel: members' verdict rows first, agreement, disagreements, undecided pairs."""
+    """For a panel: agreement of its members' logged verdicts, disagreements, undecided
+    pairs."""
     from judge.judges.panel import Panel, agreement
 
     if not isinstance(judge, Panel):
         return
     member_ids = [m.id for m in judge.members]
-    state = ctx.panel  # the run's member verdicts and undecided count (judge.judges.panel)
-    agree = agreement(state.member_verdicts, member_ids, tau)
+    state = ctx.panel  # the run's undecided count (judge.judges.panel)
+    members = (r for r in judged.rows() if r.get("member_of") == judge.id)
+    agree = agreement(members, member_ids, tau)
     judged.extra_jsonl["disagreements.jsonl"] = agree.pop("disagreements")
     judged.accounting["panel"] = {
         "vote": judge.vote_rule, "quorum": judge.quorum, "members": member_ids,
         "undecided": state.undecided, "agreement": agree,
         "disagreements": len(judged.extra_jsonl["disagreements.jsonl"])}
-    judged.verdict_rows = state.member_verdicts + judged.verdict_rows
 
 
 def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,
@@ -106,7 +107,7 @@ def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,
     r = fuzzy_match(list(m.pred), list(m.truth), m.scores, tau=tau, zero_division=zero_division)
     d = r.to_dict()
     for match in d["matches"]:
-        v = m.verdicts.get((match["pred_index"], match["truth_index"]))
+        v = m.cell(match["pred_index"], match["truth_index"])
         match["judge_id"] = v.judge_id if v is not None else None
     d["unmatched_pred"] = [m.pred[i] for i in r.unmatched_pred()]
     d["unmatched_truth"] = [m.truth[j] for j in r.unmatched_truth()]
@@ -126,7 +127,7 @@ def stored_matrix(row: Mapping[str, Any]) -> NDArray[np.float64]:
                     dtype=np.float64).reshape(len(row["pred"]), len(row["truth"]))
 
 
-def member_scores(verdict_rows: Sequence[Mapping[str, Any]], panel_id: str,
+def member_scores(verdict_rows: Iterable[Mapping[str, Any]], panel_id: str,
                   ) -> tuple[dict[tuple[Any, str, str, str], float | None], bool]:
     """The panel members' stored scores ``(item_id, pred, truth, member id) → score or None``
     (None = failed verdict), and whether they are item-scoped (carry item ids)."""

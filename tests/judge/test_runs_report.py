@@ -250,7 +250,7 @@ def test_large_page_data_is_embedded_compressed(tmp_path: Path,
     import base64
     import gzip
 
-    from judge.runs import report
+    from judge.runs import pagedata, report
     from judge.runs.store import load_run
 
     rows = [{"id": f"i{k}", "pred": [f"p{k} {i}" for i in range(4)],
@@ -260,22 +260,32 @@ def test_large_page_data_is_embedded_compressed(tmp_path: Path,
     record = load_run(tmp_path / "run")
     plain = report.render_html(record)
     assert 'id="data-gz"' not in plain  # a small page keeps plain JSON
-    monkeypatch.setattr(report, "COMPRESS_OVER", 0)
+    monkeypatch.setattr(pagedata, "COMPRESS_OVER", 0)
+    monkeypatch.setattr(pagedata, "SHARD_VERDICTS", 300)
     packed = report.render_html(record)
     assert 'id="data-gz"' in packed and 'id="data">' not in packed
-    b64 = packed.split('id="data-gz">', 1)[1].split("</script>", 1)[0]
-    data_plain = plain.split('id="data">', 1)[1].split("</script>", 1)[0]
-    # the same page data, compressed: gzip + base64 of the very JSON the plain page embeds
-    assert gzip.decompress(base64.b64decode(b64)).decode("utf-8") == data_plain
+
+    def blocks(marker: str) -> list[Any]:
+        found = [b.split("</script>", 1)[0] for b in packed.split(marker)[1:]]
+        return [json.loads(gzip.decompress(base64.b64decode(b)).decode("utf-8"))
+                for b in found]
+
+    main, = blocks('id="data-gz">')
+    shards = blocks('class="verdicts-gz">')
+    data_plain = json.loads(plain.split('id="data">', 1)[1].split("</script>", 1)[0])
+    # 50 items × 16 distinct lexical pairs = 800 verdicts: shards of 300, 300 and 200
+    assert [len(s) for s in shards] == [300, 300, 200] and main["verdicts"] == []
+    # the same page data, compressed: the shards joined are the plain page's verdicts
+    assert {**main, "verdicts": [v for s in shards for v in s]} == data_plain
     assert len(packed) < len(plain)
     assert report.render_html(record) == packed  # deterministic (no gzip timestamp)
 
 
 @pytest.mark.usefixtures("browser")
 def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge.runs import report
+    from judge.runs import pagedata
 
-    monkeypatch.setattr(report, "COMPRESS_OVER", 0)  # every page compressed
+    monkeypatch.setattr(pagedata, "COMPRESS_OVER", 0)  # every page compressed
     rows = [{"id": "i0", "pred": ["Job Information", "Login"], "truth": ["job info", "Logout"]}]
     _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
           tmp_path / "run", "--bootstrap", "0")

@@ -36,7 +36,8 @@ def test_write_then_load_round_trips_every_row(tmp_path: Path) -> None:
     assert _lines(out / "verdicts.jsonl") == selection_verdicts()
     back = load_run(out)
     assert isinstance(back, RunRecord) and back.path == out
-    assert back.item_rows() == selection_items() and back.verdict_rows() == selection_verdicts()
+    assert back.item_rows() == selection_items()
+    assert list(back.verdict_rows()) == selection_verdicts()
     assert back.extra == record.extra and back.config == record.config
     assert back.summary == record.summary and back.task == "selection"
     assert back.judge_id == "lexical" and back.summary.n_items == 2

@@ -1,0 +1,126 @@
+"""How the audit page embeds its data: plain JSON for a small run, gzip + base64 shards for a
+large one, produced as a stream (:class:`Payload`), so a million-verdict run's page is built
+without holding the run's verdicts or its JSON text in memory.
+
+The browser inflates the shards with its own ``DecompressionStream`` (no library; the page
+stays one offline file) and parses each on its own: no single string holds the whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+COMPRESS_OVER = 2_000_000
+"""Characters of page data above which the HTML report embeds it gzip-compressed (base64):
+a large run's JSON shrinks several-fold and the page inflates it with the browser's own
+``DecompressionStream`` (no library, still one offline file); smaller pages keep plain JSON."""
+
+SHARD_VERDICTS = 50_000
+"""Verdicts per compressed shard of a large page: each shard is inflated and parsed on its
+own, so no browser string holds the whole run (V8 caps one string at ~2^29 characters)."""
+
+_B64_BLOCK = 3 << 18
+"""Bytes base64-encoded at a time (a multiple of 3, so the pieces join into one encoding)."""
+
+
+class Gzip:
+    """One gzip member fed as it comes (level 6, mtime 0: the same run gives the same page)."""
+
+    def __init__(self) -> None:
+        import zlib
+
+        self._z: Any = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: gzip framing
+        self.parts: list[bytes] = []
+
+    def write(self, text: str) -> None:
+        self.parts.append(self._z.compress(text.encode("utf-8")))
+
+    def base64(self) -> Iterator[str]:
+        """The finished stream in base64 pieces (call once)."""
+        import base64
+
+        self.parts.append(self._z.flush())
+        buf = b""
+        for part in self.parts:
+            buf += part
+            cut = len(buf) - len(buf) % _B64_BLOCK
+            if cut:
+                yield base64.b64encode(buf[:cut]).decode("ascii")
+                buf = buf[cut:]
+        self.parts = []
+        yield base64.b64encode(buf).decode("ascii")
+
+
+class Payload:
+    """The page data as it is produced: the verdict entries (``[pair key, entry]`` JSON), then
+    the rest of the data object (``,"key":value`` text).
+
+    Up to :data:`COMPRESS_OVER` characters it stays plain text, embedded as one
+    ``<script type="application/json" id="data">`` holding ``{"verdicts": [...], ...}``.
+    Past that it is compressed as it comes: the verdicts in shards of :data:`SHARD_VERDICTS`
+    (``<script class="verdicts-gz">``, each a gzip+base64 JSON list) and the rest in
+    ``<script id="data-gz">`` (``{"verdicts": [], ...}``); the page joins them.
+    """
+
+    def __init__(self) -> None:
+        self._verdicts: list[str] = []  # plain: entries; packed: the open shard's count only
+        self._rest: list[str] = []
+        self._size = 0
+        self._shards: list[Gzip] = []
+        self._in_shard = 0
+        self._main: Gzip | None = None
+
+    def verdict(self, entry: str) -> None:
+        """Add one verdict entry's JSON (in the run's order, before any :meth:`write`)."""
+        if self._main is None:
+            self._verdicts.append(entry)
+            self._grow(len(entry) + 1)
+        else:
+            self._shard_entry(entry)
+
+    def write(self, text: str) -> None:
+        """Add text of the data object after its verdicts (``,"key":value`` pieces)."""
+        if self._main is None:
+            self._rest.append(text)
+            self._grow(len(text))
+        else:
+            self._main.write(text)
+
+    def _grow(self, n: int) -> None:
+        self._size += n
+        if self._size <= COMPRESS_OVER:
+            return
+        self._main = Gzip()  # from now on compressed
+        self._main.write('{"verdicts":[]' + "".join(self._rest))
+        entries, self._verdicts, self._rest = self._verdicts, [], []
+        for e in entries:
+            self._shard_entry(e)
+
+    def _shard_entry(self, entry: str) -> None:
+        if not self._shards or self._in_shard >= SHARD_VERDICTS:
+            if self._shards:
+                self._shards[-1].write("]")
+            self._shards.append(Gzip())
+            self._in_shard = 0
+        self._shards[-1].write(("," if self._in_shard else "[") + entry)
+        self._in_shard += 1
+
+    def html(self) -> Iterator[str]:
+        """The ``<script>`` elements that embed the data (finishing it; call once)."""
+        if self._main is None:
+            yield '<script type="application/json" id="data">{"verdicts":['
+            yield ",".join(self._verdicts)
+            yield "]" + "".join(self._rest) + "}</script>"
+            return
+        self._main.write("}")
+        if self._shards:
+            self._shards[-1].write("]")
+        yield '<script type="application/octet-stream" id="data-gz">'
+        yield from self._main.base64()
+        yield "</script>\n"
+        for shard in self._shards:
+            yield '<script type="application/octet-stream" class="verdicts-gz">'
+            yield from shard.base64()
+            yield "</script>\n"
+        self._shards = []
