@@ -1,7 +1,9 @@
 """Benchmark of the run record at 100k judged pairs (prints measured figures).
 
 A selection run of 1,000 items × 10 predictions × 10 gold strings (100,000 distinct pairs, one
-lexical verdict each) is built in memory, then:
+lexical verdict each) is built in memory — the Python API's ``record_from_parts`` from row
+lists, which holds every verdict (``simjudge eval`` streams them to a spool file instead:
+``benchmarks/bench_run_scale.py`` measures that path) — then:
 
 1. validating it as a :class:`judge.runs.record.RunRecord` (what ``run_evaluation`` does once
    per run; target: adds < 1 s at 100k verdicts);
