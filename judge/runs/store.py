@@ -106,8 +106,13 @@ def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Pa
     with atomic_dir(out, overwrite) as tmp:
         (tmp / "config.json").write_text(dumps(red.obj(record.config.to_row()), indent=2)
                                          + "\n", encoding="utf-8")
-        with open(tmp / "verdicts.jsonl", "w", encoding="utf-8") as fh:
-            record.verdicts.write_jsonl(fh, red)  # a spool's rows are redacted already
+        if record.verdicts.on_disk:  # a spool's or a run file's rows: stored redacted
+            with open(tmp / "verdicts.jsonl", "wb") as bfh:
+                for line in record.verdicts.raw_lines():
+                    bfh.write(line + b"\n")
+        else:
+            _write_jsonl(tmp / "verdicts.jsonl",
+                         (redact_row(v, red) for v in record.verdicts.rows()))
         _write_jsonl(tmp / "items.jsonl", (r.to_row() for r in record.items))
         (tmp / "summary.json").write_text(dumps(red.obj(record.summary.to_row()), indent=2)
                                           + "\n", encoding="utf-8")

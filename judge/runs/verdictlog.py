@@ -205,12 +205,6 @@ class VerdictLog(Sequence[VerdictRow]):
         """Whether the rows live in a file (a spool or a run's ``verdicts.jsonl``)."""
         return self._rows is None
 
-    @property
-    def redacted(self) -> bool:
-        """Whether the rows were redacted when added (a spool's) or read from a run's file
-        (written redacted): then :meth:`write_jsonl` copies the bytes as they are."""
-        return self._rows is None
-
     # ------------------------------------------------------------------ reading
     def __eq__(self, other: object) -> bool:
         """Equal to another log or a list/tuple of :class:`VerdictRow` with equal rows in the
@@ -267,22 +261,9 @@ class VerdictLog(Sequence[VerdictRow]):
                 yield json.loads(line)
 
     def raw_lines(self) -> Iterator[bytes]:
-        """A file-backed log's lines as stored (UTF-8 JSON, no newline)."""
+        """A file-backed log's lines as stored (UTF-8 JSON, no newline; already redacted: a
+        spool redacts on :meth:`append`, a run's file was written redacted)."""
         yield from (line for line in self._lines() if line.strip())
-
-    def write_jsonl(self, fh: IO[str], redactor: Any = None) -> None:
-        """Write the rows as JSONL to the text file ``fh``: a file-backed log's stored
-        (already redacted) lines, copied; an in-memory log's rows redacted by ``redactor``
-        (:class:`judge.redact.Redactor`; None = as they are)."""
-        if self._rows is None:
-            for line in self.raw_lines():
-                fh.write(line.decode("utf-8") + "\n")
-            return
-        from judge.redact import redact_row
-
-        for r in self._rows:
-            row = r.to_row()
-            fh.write(dumps(redact_row(row, redactor) if redactor is not None else row) + "\n")
 
     def _flush(self) -> None:
         if self._writer is not None:
