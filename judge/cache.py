@@ -30,6 +30,7 @@ Storage (issue 11, "Disk and concurrency"):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -68,17 +69,21 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _check_no_secrets(obj: Any, path: str = "") -> None:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            name = str(k).lower().replace("-", "_")
-            if any(s in name for s in _SECRET_NAMES) and name != "max_tokens":
-                raise ValueError(f"cache key part {path + str(k)!r} looks like a credential; "
-                                 "credentials are never part of a cache key")
-            _check_no_secrets(v, f"{path}{k}.")
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            _check_no_secrets(v, f"{path}{i}.")
+@functools.lru_cache(maxsize=4096)
+def _secret_name(key: str) -> bool:
+    name = key.lower().replace("-", "_")
+    return any(s in name for s in _SECRET_NAMES) and name != "max_tokens"
+
+
+def _check_no_secrets(obj: Any, path: tuple[Any, ...] = ()) -> None:
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+    for k, v in items:
+        if isinstance(obj, dict) and _secret_name(str(k)):
+            where = "".join(f"{p}." for p in path) + str(k)
+            raise ValueError(f"cache key part {where!r} looks like a credential; "
+                             "credentials are never part of a cache key")
+        if isinstance(v, (dict, list)):
+            _check_no_secrets(v, (*path, k))
 
 
 def cache_key(**parts: Any) -> str:

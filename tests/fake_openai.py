@@ -134,6 +134,13 @@ class FakeServerConfig:
             requests), so separate calls for one pair disagree — what the repeat probe must
             catch.
         no_logprobs: ignore ``logprobs`` in requests (a server that does not serve them).
+        set_cookie: when set, every reply carries ``Set-Cookie: <this>`` (a sticky-session
+            load balancer).
+        redirect: answer ``/v1/...`` with HTTP 307 to ``/v1/moved/...``, which is served as
+            usual (a moved endpoint).
+
+    Every request's path and headers (lower-cased names) are kept in
+    ``FakeOpenAIServer.seen``, in arrival order.
 
     Grade requests (the ``entity_similarity_grade`` scorer, asked with ``logprobs: true``) are
     answered with one digit and ``logprobs.content``: a pair sharing its first character has
@@ -156,6 +163,8 @@ class FakeServerConfig:
     position_bias: float = 0.0
     noise: float = 0.0
     no_logprobs: bool = False
+    set_cookie: str = ""
+    redirect: bool = False
 
 
 @dataclass
@@ -173,6 +182,7 @@ class FakeOpenAIServer:
         self._server: asyncio.AbstractServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread()
+        self.seen: list[tuple[str, dict[str, str]]] = []
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -242,9 +252,15 @@ class FakeOpenAIServer:
                 ctype_in = headers.get("content-type", "")
                 body = ({"_multipart": raw, "_content_type": ctype_in}
                         if ctype_in.startswith("multipart/") else json.loads(raw or b"{}"))
-                code, obj, extra = (self._echo_auth(path, body, headers)
-                                    if self.config.echo_auth_status else
-                                    await self._route(method, path, body))
+                self.seen.append((path, headers))
+                if self.config.redirect and not path.startswith("/v1/moved/"):
+                    code, obj, extra = 307, b"", {"location": "/v1/moved" + path[3:]}
+                else:
+                    code, obj, extra = (self._echo_auth(path, body, headers)
+                                        if self.config.echo_auth_status else
+                                        await self._route(method, path, body))
+                if self.config.set_cookie:
+                    extra["set-cookie"] = self.config.set_cookie
                 if code == 0:  # the "hangup" fault: close the connection without a reply
                     break
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()

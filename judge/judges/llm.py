@@ -29,7 +29,7 @@ import copy
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +49,8 @@ from judge.ratelimit import RateLimiter
 from judge.verdict import Outcome, Verdict
 
 DEFAULT_CONCURRENCY = 16
+FEED_EVERY = 8
+"""Requests rendered between two yields to the event loop when a judge starts its calls."""
 
 __all__ = ["CallResult", "LLMJudge", "LLMJudgeConfig", "Request", "TransportError"]
 
@@ -197,31 +199,41 @@ class LLMJudge(Judge, abc.ABC):
         and up to ``max_batch`` items of the other side. The anchor side is the one with fewer
         distinct strings (IFPUG: 8 gold names against 167 predicted ones), so a batch run
         needs as few requests as the data allows."""
+        return list(self.iter_requests(pairs, context))
+
+    def iter_requests(self, pairs: Sequence[Pair], context: str) -> Iterator[Request]:
+        """:meth:`requests_for` one request at a time, each rendered and keyed as it is
+        taken (so the first calls can go out while the rest are still being rendered)."""
         scorer = self.config.scorer
         if scorer.mode != "batch":
-            reqs = [Request(p, [t], scorer.render(pred=p, truth=t, context=context))
-                    for p, t in pairs]
+            reqs: Iterator[Request] = (Request(p, [t], scorer.render(pred=p, truth=t,
+                                                                     context=context))
+                                       for p, t in pairs)
         else:
-            anchor_is_pred = len({p for p, _ in pairs}) <= len({t for _, t in pairs})
-            groups: dict[str, list[str]] = {}
-            for p, t in pairs:
-                a, x = (p, t) if anchor_is_pred else (t, p)
-                groups.setdefault(a, []).append(x)
-            size = max(1, self.config.max_batch)
-            reqs = []
-            for a, xs in groups.items():
-                for i in range(0, len(xs), size):
-                    chunk = xs[i:i + size]
-                    reqs.append(Request(a, chunk, scorer.render(
-                        anchor=a, anchor_role="predicted" if anchor_is_pred else "gold",
-                        items=chunk, items_role="gold" if anchor_is_pred else "predicted",
-                        context=context), anchor_is_pred))
+            reqs = self._batch_requests(pairs, context)
+        identity = self.identity()
         for r in reqs:
-            r.key = cache_key(**self.identity(), scorer=scorer.id,
+            r.key = cache_key(**identity, scorer=scorer.id,
                               template_sha256=scorer.template_sha256,
                               schema_version=scorer.schema_version, messages=r.messages,
                               sample=self.config.sample)
-        return reqs
+            yield r
+
+    def _batch_requests(self, pairs: Sequence[Pair], context: str) -> Iterator[Request]:
+        scorer = self.config.scorer
+        anchor_is_pred = len({p for p, _ in pairs}) <= len({t for _, t in pairs})
+        groups: dict[str, list[str]] = {}
+        for p, t in pairs:
+            a, x = (p, t) if anchor_is_pred else (t, p)
+            groups.setdefault(a, []).append(x)
+        size = max(1, self.config.max_batch)
+        for a, xs in groups.items():
+            for i in range(0, len(xs), size):
+                chunk = xs[i:i + size]
+                yield Request(a, chunk, scorer.render(
+                    anchor=a, anchor_role="predicted" if anchor_is_pred else "gold",
+                    items=chunk, items_role="gold" if anchor_is_pred else "predicted",
+                    context=context), anchor_is_pred)
 
     def estimated_tokens(self, req: Request) -> tuple[int, int]:
         """``(prompt, completion)`` tokens one call is estimated to use
@@ -312,14 +324,23 @@ class LLMJudge(Judge, abc.ABC):
         pairs."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
         self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
-        reqs = [(g, r) for g, (context, pairs) in enumerate(groups)
-                for r in self.requests_for(pairs, context)]
+        tasks: list[tuple[int, asyncio.Task[list[Verdict]]]] = []
         try:
-            results = await asyncio.gather(*(self._run(r, ctx) for _, r in reqs))
+            for g, (context, pairs) in enumerate(groups):
+                for r in self.iter_requests(pairs, context):
+                    tasks.append((g, asyncio.ensure_future(self._run(r, ctx))))
+                    if len(tasks) % FEED_EVERY == 0:
+                        # let the calls started so far go out while the rest are rendered
+                        await asyncio.sleep(0)
+            results = await asyncio.gather(*(t for _, t in tasks))
+        except BaseException:
+            for _, t in tasks:
+                t.cancel()
+            raise
         finally:
             await self.aclose()
         by_pair: list[dict[Pair, Verdict]] = [{} for _ in groups]
-        for (g, _), verdicts in zip(reqs, results, strict=True):
+        for (g, _), verdicts in zip(tasks, results, strict=True):
             for v in verdicts:
                 by_pair[g][(v.pred, v.truth)] = v
         return [[by_pair[g].get(p) for p in pairs] for g, (_, pairs) in enumerate(groups)]

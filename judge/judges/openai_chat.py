@@ -22,6 +22,7 @@ from typing import Any
 from judge.judges.endpoints import EndpointPool
 from judge.judges.failures import describe_sdk_error
 from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig
+from judge.judges.openai_client import chat_options, make_client, resolve_http
 from judge.judges.replies import chat_result
 from judge.redact import register_key_env
 
@@ -212,9 +213,9 @@ class OpenAIJudge(LLMJudge):
                 # SDK's retries, backoff, Retry-After, timeouts and typed errors, but without
                 # its per-call typed-parameter transform and response-model construction
                 # (~1.7 ms of CPU per request together, which halved a 64-way concurrent run).
-                # Each request's options are a shallow copy of one template (the SDK's post()
-                # builds them anew per call, deep-copying every field default: ~0.2 ms).
-                raw = await client.request(httpx2.Response, _chat_options(body))
+                # The options are a shallow copy of one template, and JudgeClient builds the
+                # HTTP request from a template learnt from the SDK (judge.judges.openai_client).
+                raw = await client.request(httpx2.Response, chat_options(body))
             except openai.APIStatusError as exc:
                 # servers reject an unsupported response_format with 400, 422 or even 500
                 # (llama-cpp-python answers 500 with a validation error): fall back by message
@@ -226,54 +227,3 @@ class OpenAIJudge(LLMJudge):
                 raise describe_sdk_error(exc, base_url, self.timeout_s) from None
             # a 200 reply can still be anything (HTML, cut-off JSON, wrong types): checked
             return chat_result(raw, mode)
-
-
-_TEMPLATE: list[Any] = []
-
-
-def _chat_options(body: dict[str, Any]) -> Any:
-    """The SDK's ``FinalRequestOptions`` of ``POST /chat/completions`` with ``body``, copied
-    from one template built on first use (what ``AsyncOpenAI.post`` would build)."""
-    if not _TEMPLATE:
-        from openai._models import FinalRequestOptions
-
-        _TEMPLATE.append(FinalRequestOptions.construct(method="post", url="/chat/completions"))
-    return _TEMPLATE[0].model_copy(update={"json_data": body})
-
-
-HTTP_BACKENDS = ("auto", "aiohttp", "httpx")
-
-
-def resolve_http(http: str) -> str:
-    """``auto`` → ``aiohttp`` when the SDK's aiohttp extra is installed, else ``httpx``.
-
-    Raises:
-        judge.errors.InputError: unknown backend, or ``aiohttp`` without the extra installed.
-    """
-    from judge.errors import InputError
-
-    if http not in HTTP_BACKENDS:
-        raise InputError(f"unknown HTTP backend {http!r}; expected one of "
-                         f"{', '.join(HTTP_BACKENDS)}", field="http")
-    try:
-        import aiohttp  # noqa: F401
-        have = True
-    except ImportError:
-        have = False
-    if http == "aiohttp" and not have:
-        raise InputError("the aiohttp backend needs: pip install 'openai[aiohttp]'", field="http")
-    return ("aiohttp" if have else "httpx") if http == "auto" else http
-
-
-def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_retries: int,
-                http: str) -> Any:
-    """An ``AsyncOpenAI`` client on the chosen transport (the SDK's aiohttp transport scales
-    better to many concurrent calls than its default httpx pool). The key is read from the
-    environment here and kept only in the client's memory."""
-    from openai import AsyncOpenAI, DefaultAioHttpClient
-
-    kwargs: dict[str, Any] = {}
-    if http == "aiohttp":
-        kwargs["http_client"] = DefaultAioHttpClient(timeout=timeout_s)
-    return AsyncOpenAI(api_key=os.environ.get(api_key_env) or "no-key-needed",
-                       base_url=base_url, timeout=timeout_s, max_retries=max_retries, **kwargs)
