@@ -321,7 +321,9 @@ class LLMJudge(Judge, abc.ABC):
         """:meth:`judge_pairs` for several groups of pairs, each rendered with its own prompt
         ``context`` (e.g. one per function parameter), all requests sharing one concurrency
         limit; ``ctx.context`` is not used. Returns one list per group, aligned with its
-        pairs."""
+        pairs. Requests are rendered as their calls are started (:data:`FEED_EVERY` at a
+        time), so the first calls go out at once rather than after the whole chunk is
+        rendered (20,000 requests take ~2 s)."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
         self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
         tasks: list[tuple[int, asyncio.Task[list[Verdict]]]] = []
@@ -336,6 +338,7 @@ class LLMJudge(Judge, abc.ABC):
         except BaseException:
             for _, t in tasks:
                 t.cancel()
+            await asyncio.gather(*(t for _, t in tasks), return_exceptions=True)
             raise
         finally:
             await self.aclose()

@@ -291,3 +291,36 @@ def test_run_evaluation_with_remote_judge_end_to_end(tmp_path) -> None:  # type:
     lines = (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()
     v = json.loads(lines[0])
     assert v["template_sha256"] and v["cache_key"] and v["output_mode"] == "json_schema"
+
+
+def test_first_calls_go_out_before_all_requests_are_rendered(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    from judge.judges.llm import FEED_EVERY
+
+    pairs = [(f"pred {i}", f"gold {i}") for i in range(200)]
+    rendered: list[int] = []
+    at_first_call: list[int] = []
+    with FakeOpenAIServer() as srv:
+        judge = _judge(srv, concurrency=8)
+        render, call = judge.config.scorer.render, judge.call
+
+        def counting_render(**kw):  # type: ignore[no-untyped-def]
+            rendered.append(1)
+            return render(**kw)
+
+        async def noting_call(messages):  # type: ignore[no-untyped-def]
+            if not at_first_call:
+                at_first_call.append(len(rendered))
+            return await call(messages)
+
+        # a copy of the (shared, frozen) scorer whose render counts
+        scorer = dataclasses.replace(judge.config.scorer)
+        object.__setattr__(scorer, "render", counting_render)
+        judge.config = dataclasses.replace(judge.config, scorer=scorer)
+        judge.call = noting_call
+        verdicts, ctx = _run(judge, pairs, tmp_path, mode="off")
+    assert len(rendered) == 200 and ctx.stats.judge_calls == 200
+    assert all(v.outcome == "ok" for v in verdicts)
+    # the first call started when the first FEED_EVERY (8) requests were rendered, not 200
+    assert at_first_call == [FEED_EVERY] and FEED_EVERY == 8
