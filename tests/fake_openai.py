@@ -140,7 +140,7 @@ class FakeServerConfig:
             usual (a moved endpoint).
 
     Every request's path and headers (lower-cased names) are kept in
-    ``FakeOpenAIServer.received``, in arrival order.
+    ``FakeOpenAIServer.headers_log``, in arrival order.
 
     Grade requests (the ``entity_similarity_grade`` scorer, asked with ``logprobs: true``) are
     answered with one digit and ``logprobs.content``: a pair sharing its first character has
@@ -182,7 +182,7 @@ class FakeOpenAIServer:
         self._server: asyncio.AbstractServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread()
-        self.received: list[tuple[str, dict[str, str]]] = []
+        self.headers_log: list[tuple[str, dict[str, str]]] = []
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -252,7 +252,7 @@ class FakeOpenAIServer:
                 ctype_in = headers.get("content-type", "")
                 body = ({"_multipart": raw, "_content_type": ctype_in}
                         if ctype_in.startswith("multipart/") else json.loads(raw or b"{}"))
-                self.received.append((path, headers))
+                self.headers_log.append((path, headers))
                 if self.config.redirect and not path.startswith("/v1/moved/"):
                     code, obj, extra = 307, b"", {"location": "/v1/moved" + path[3:]}
                 else:
