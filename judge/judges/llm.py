@@ -399,14 +399,16 @@ class LLMJudge(Judge, abc.ABC):
                 return cached
         if stop.stopped:
             return self._not_attempted(req, stop)
-        estimate = sum(len(m["content"]) for m in req.messages) // 3 + int(
-            self.config.params.get("max_tokens") or 256)
-        await self.limiter.acquire(estimate)
+        # one estimate (judge.judges.costs, what --dry-run prints) paces --tpm and checks
+        # --max-usd; computed only when one of them needs it
+        tokens = (self.estimated_tokens(req) if self.limiter.tpm is not None
+                  or self.config.price is not None else (0, 0))
+        await self.limiter.acquire(sum(tokens))
         assert self._semaphore is not None
         async with self._semaphore, stop.slot():
             if stop.stopped:
                 return self._not_attempted(req, stop)
-            usd = self.estimated_usd(req)
+            usd = self.config.price.cost(*tokens) if self.config.price is not None else 0.0
             if ctx.max_usd is not None and (ctx.stats.cost_usd + ctx.reserved_usd + usd
                                             > ctx.max_usd):
                 stop.stop_for_budget(ctx.max_usd)
