@@ -18,10 +18,10 @@ labels_app = typer.Typer(help="Combine human labels (audit overrides) of several
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write JSONL to a temporary name, then rename: never a half-written file."""
-    tmp = path.with_name(path.name + ".partial")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
-    tmp.replace(path)
+    from judge.runs.atomic import write_text_atomic
+
+    write_text_atomic(path, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n"
+                                                   for r in rows))
 
 
 @labels_app.command("merge")

@@ -35,25 +35,27 @@ def audit_command(
     note, exportable as JSONL for `calibrate`, the `table:` judge and `labels merge`. --blind
     writes a page without any judge output for blind review; --overrides marks the labelled
     cells. HTML is one self-contained offline file. Exit status 2 on bad input."""
-    from judge.runs.report import render_html, render_jsonl, render_markdown
+    from judge.runs.atomic import write_text_atomic
+    from judge.runs.report import write_report
     from judge.runs.store import load_run
 
-    renderers = {"html": render_html, "md": render_markdown, "jsonl": render_jsonl}
+    target = out_file or run / f"report.{fmt}"
     try:
-        if fmt not in renderers:
+        if fmt not in ("html", "md", "jsonl"):
             raise InputError(f"unknown format {fmt!r}; expected html, md or jsonl",
                              field="format")
         if not 0.0 <= near <= 1.0:
             raise InputError(f"near must be in [0, 1], got {near}", field="near")
         if fmt != "html" and (blind or overrides):
             raise InputError("--blind and --overrides apply to the html page", field="format")
-        text = (render_html(load_run(run), near, blind=blind, human=overrides or [])
-                if fmt == "html" else renderers[fmt](load_run(run), near))
+        record = load_run(run)
+        size = write_text_atomic(target, lambda f: write_report(
+            record, fmt, f, near, blind=blind, human=overrides or []))
     except InputError as exc:
         fail(exc)
-    target = out_file or run / f"report.{fmt}"
-    target.write_text(text, encoding="utf-8")
-    say(f"{fmt} report written to {target} ({len(text.encode()) / 1e6:.2f} MB)")
+    except OSError as exc:
+        fail_storage(exc)
+    say(f"{fmt} report written to {target} ({size / 1e6:.2f} MB)")
 
 
 def rescore_command(

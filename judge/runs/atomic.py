@@ -30,10 +30,10 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from judge.errors import InputError
 
@@ -59,6 +59,30 @@ def _json_default(obj: Any) -> Any:
 def dumps(obj: Any, indent: int | None = None) -> str:
     """JSON text (UTF-8, non-ASCII kept, NaN allowed as in Python's json)."""
     return json.dumps(obj, ensure_ascii=False, indent=indent, default=_json_default)
+
+
+def write_text_atomic(path: Path, write: Callable[[IO[str]], None]) -> int:
+    """Write the UTF-8 text file ``path`` through ``write(file)`` under a temporary name
+    beside it (``NAME.partial``), then rename it into place: an error (bad input found while
+    writing, a full disk) or a kill never leaves a half-written ``path``; a previous file of
+    that name stays as it was until the rename.
+
+    Returns:
+        The file's size in bytes.
+
+    Raises:
+        OSError: the file cannot be written (the partial file is removed); whatever ``write``
+            raises (likewise).
+    """
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            write(f)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path.stat().st_size
 
 
 def default_run_dir(kind: str, root: str | Path = "runs") -> Path:

@@ -99,14 +99,6 @@ def _heatmap(hm: HeatmapView) -> dict[str, Any]:
                         if not _is_exact(m)]}
 
 
-def cell_verdicts(verdicts: Mapping[str, list[dict[str, Any]]], item_id: str | None,
-                  pred: str, truth: str) -> list[dict[str, Any]]:
-    """A pair's verdicts (``report_data(...)["verdicts"]``): those judged for this item
-    (item-scoped judges), else the run-wide ones; [] when the pair has none."""
-    return verdicts.get(pair_key((item_id, pred, truth))) or verdicts.get(
-        pair_key((None, pred, truth))) or []
-
-
 def _probe_rows(record: RunRecord) -> dict[Pair, dict[str, Any]]:
     """Each probed pair's probe rows: ``{(item id, pred, truth): {"swap": row, "repeat": row}}``
     (the rows of ``swap_probe.jsonl`` / ``repeat_probe.jsonl``)."""
@@ -182,7 +174,8 @@ def verdict_entry(v: Mapping[str, Any], red: Redactor) -> dict[str, Any]:
 
 
 VerdictSink = Callable[[str, dict[str, Any]], None]
-"""``(pair key, verdict entry) -> None``: where :func:`report_data` streams the verdicts."""
+"""``(pair key, verdict row) -> None``: where :func:`report_data` streams the run's verdict
+rows, as they are in the log (:func:`verdict_entry` makes what the report shows of one)."""
 
 
 def report_data(record: RunRecord, near: float = 0.1,
@@ -192,9 +185,9 @@ def report_data(record: RunRecord, near: float = 0.1,
     Args:
         record: the run.
         near: half-width of the "near τ" queue (scores with |score − τ| ≤ near), in [0, 1].
-        sink: stream each verdict's entry here, in the run's order, instead of collecting
-            them (the HTML report of a large run; ``data["verdicts"]`` is then ``{}``); None
-            = collect them.
+        sink: stream each verdict row here, in the run's order, instead of collecting their
+            entries (a large run's HTML or JSONL report; ``data["verdicts"]`` is then ``{}``);
+            None = collect them.
 
     Returns:
         ``{"header", "pairs" (whether any item has a heatmap), "items": [{"id", "source",
@@ -222,7 +215,7 @@ def report_data(record: RunRecord, near: float = 0.1,
         if bits:
             flags[pair] = flags.get(pair, 0) | bits
         if sink is not None:
-            sink(pair_key(pair), verdict_entry(v, red))
+            sink(pair_key(pair), v)
         else:
             verdicts.setdefault(pair_key(pair), []).append(verdict_entry(v, red))
     items: list[dict[str, Any]] = []

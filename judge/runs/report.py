@@ -17,6 +17,8 @@ a 10,000-pair run stays light. Human overrides made in the page export as JSONL 
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -25,8 +27,9 @@ from typing import IO, Any
 
 from jinja2 import Environment, StrictUndefined, select_autoescape
 
+from judge.redact import Redactor
 from judge.runs import pagedata
-from judge.runs.audit import cell_verdicts, report_data
+from judge.runs.audit import pair_key, report_data, verdict_entry
 from judge.runs.record import RunRecord
 
 
@@ -79,9 +82,10 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     template = env.from_string(
         (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
     payload = pagedata.Payload()
+    red = Redactor()  # API keys echoed in error texts never reach the report (judge.redact)
 
-    def sink(key: str, entry: dict[str, Any]) -> None:
-        payload.verdict(_script_json([key, entry]))
+    def sink(key: str, row: dict[str, Any]) -> None:
+        payload.verdict(_script_json([key, verdict_entry(row, red)]))
 
     data = report_data(record, near, sink=None if blind else sink)
     if human:
@@ -118,40 +122,84 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     return ""
 
 
-def render_jsonl(record: RunRecord, near: float = 0.1) -> str:
+def write_report(record: RunRecord, fmt: str, out: IO[str], near: float = 0.1,
+                 blind: bool = False, human: Sequence[Path] = ()) -> None:
+    """Write the ``fmt`` report of ``record`` to the text file ``out``: ``html``
+    (:func:`render_html`, with ``blind`` and ``human``) and ``jsonl`` (:func:`render_jsonl`)
+    as a stream, ``md`` (:func:`render_markdown`) at once.
+
+    Raises:
+        ValueError: an unknown ``fmt``; ``near`` outside [0, 1].
+        InputError: as the renderers.
+    """
+    if fmt == "html":
+        render_html(record, near, blind=blind, human=human, out=out)
+    elif fmt == "jsonl":
+        render_jsonl(record, near, out=out)
+    elif fmt == "md":
+        out.write(render_markdown(record, near))
+    else:
+        raise ValueError(f"unknown report format {fmt!r}; expected html, md or jsonl")
+
+
+def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = None) -> str:
     """JSON lines: for an item with heatmaps one line per cell (``id``, ``label`` for a labelled
     heatmap, ``pred``, ``truth``, ``score``, ``exact``, ``matched``, ``flags`` — the queues it
     is in: near, disagree, failures, asymmetric, unstable — and every judge's ``verdicts``);
     for any other item one line with its id, source,
     task, query, view content and metrics.
 
+    Written as a stream: memory holds each pair's row numbers in the run's verdict log, not its
+    verdicts; a cell's verdicts are read from the log (one line each for a run on disk) as its
+    line is written.
+
+    Args:
+        record: the run.
+        near: half-width of the "near τ" queue, in [0, 1].
+        out: write the lines to this text file and return ""; None = return them.
+
     Raises:
         ValueError, InputError: as :func:`report_data`.
     """
-    data = report_data(record, near)
+    rows_of: dict[str, list[int]] = {}
+    counter = itertools.count()
+
+    def sink(key: str, _row: dict[str, Any]) -> None:
+        rows_of.setdefault(key, []).append(next(counter))
+
+    data = report_data(record, near, sink=sink)
+    red = Redactor()
+
+    def verdicts_of(item_id: str, pred: str, truth: str) -> list[dict[str, Any]]:
+        # as cell_verdicts: the item's own verdicts, else the run-wide ones
+        ks = rows_of.get(pair_key((item_id, pred, truth))) or rows_of.get(
+            pair_key((None, pred, truth))) or []
+        return [verdict_entry(record.verdicts.row(k), red) for k in ks]
+
     flags: dict[tuple[int, ...], set[str]] = {}
     for q in ("near", "disagree", "failures", "asymmetric", "unstable"):
         for e in data["queues"][q]:
             flags.setdefault(tuple(e), set()).add(q)
-    lines = []
+    buffer = io.StringIO()
+    sink_out: IO[str] = out if out is not None else buffer
     for n, item in enumerate(data["items"]):
         if not item["heatmaps"]:
-            lines.append(json.dumps({"id": item["id"], "source": item["source"],
-                                     "task": data["header"]["task"], "query": item["query"],
-                                     **item["content"], "metrics": item["metrics"]},
-                                    ensure_ascii=False))
+            sink_out.write(json.dumps({"id": item["id"], "source": item["source"],
+                                       "task": data["header"]["task"], "query": item["query"],
+                                       **item["content"], "metrics": item["metrics"]},
+                                      ensure_ascii=False) + "\n")
         for h, hm in enumerate(item["heatmaps"]):
             exact, matched = {tuple(e) for e in hm["exact"]}, {tuple(m) for m in hm["matched"]}
             label = {"label": hm["label"]} if hm["label"] else {}
             for i, p in enumerate(hm["pred"]):
                 for j, t in enumerate(hm["truth"]):
-                    lines.append(json.dumps({
+                    sink_out.write(json.dumps({
                         "id": item["id"], **label, "pred": p, "truth": t,
                         "score": hm["scores"][i][j], "exact": (i, j) in exact,
                         "matched": (i, j) in matched, "flags": sorted(flags.get((n, h, i, j), ())),
-                        "verdicts": cell_verdicts(data["verdicts"], item["id"], p, t)},
-                        ensure_ascii=False))
-    return "\n".join(lines) + "\n"
+                        "verdicts": verdicts_of(item["id"], p, t)},
+                        ensure_ascii=False) + "\n")
+    return "" if out is not None else buffer.getvalue()
 
 
 def _heatmap_markdown(hm: Mapping[str, Any]) -> list[str]:

@@ -233,6 +233,17 @@ class VerdictLog(Sequence[VerdictRow]):
             return self._rows[k]
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
+        return _row_model(self.row(k))
+
+    def row(self, k: int) -> dict[str, Any]:
+        """Row ``k`` (0-based; negative counts from the end) as a plain dict, as
+        :meth:`rows` yields it; a file-backed log reads just that line.
+
+        Raises:
+            IndexError: ``k`` out of range.
+        """
+        if self._rows is not None:
+            return self._rows[k].to_row()
         n = len(self)
         if not -n <= k < n:
             raise IndexError("verdict index out of range")
@@ -240,7 +251,8 @@ class VerdictLog(Sequence[VerdictRow]):
         assert self._file is not None
         self._flush()
         start, end = self._offsets[k], self._offsets[k + 1]
-        return _row_model(json.loads(self._file.read(start, end - start)))
+        row: dict[str, Any] = json.loads(self._file.read(start, end - start))
+        return row
 
     def __iter__(self) -> Iterator[VerdictRow]:
         if self._rows is not None:

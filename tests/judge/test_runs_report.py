@@ -483,3 +483,48 @@ def test_browser_spans_report_heatmaps_per_type_and_chips(tmp_path) -> None:  # 
     assert "hit" in chips["LOC 'New York' [21, 29)"]
     assert "extra" in chips["PER 'Obama' [7, 12)"]
     assert "miss" in chips["PER 'Barack Obama' [0, 12)"]
+
+
+def test_jsonl_of_a_run_on_disk_equals_the_in_memory_one(tmp_path: Path) -> None:
+    # the on-disk run's verdicts are read back one line at a time by row number (streamed
+    # report): the lines must be the same as from the record held in memory
+    from judge.runs.store import load_run, write_run
+
+    rec = selection_record()
+    write_run(rec, tmp_path / "run")
+    loaded = load_run(tmp_path / "run")
+    assert loaded.verdicts.on_disk
+    assert render_jsonl(loaded) == render_jsonl(rec)
+    assert loaded.verdicts.row(-1) == rec.verdicts.row(len(rec.verdicts) - 1)
+    with pytest.raises(IndexError):
+        loaded.verdicts.row(len(rec.verdicts))
+
+
+def test_reports_are_never_half_written(tmp_path: Path) -> None:
+    from judge.runs.atomic import write_text_atomic
+
+    target = tmp_path / "report.jsonl"
+    target.write_text("earlier report\n", encoding="utf-8")
+
+    def fails_midway(f: Any) -> None:
+        f.write('{"id": "a"}\n')
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        write_text_atomic(target, fails_midway)
+    assert target.read_text(encoding="utf-8") == "earlier report\n"  # untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.jsonl"]  # no partial left
+    size = write_text_atomic(target, lambda f: f.write("新 report\n"))
+    assert size == 3 + 8  # 新 is 3 bytes of UTF-8, " report\n" 8
+    assert target.read_text(encoding="utf-8") == "新 report\n"
+    # the CLI: a bad label file is exit 2 and leaves the run's earlier page as it was
+    data = _data(tmp_path, [{"id": "a", "pred": ["User Login"], "truth": ["user login", "x"]}])
+    _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
+          "--bootstrap", "0")
+    page = (tmp_path / "run" / "report.html").read_bytes()
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text('{"id": "a", "pred": "User Login"}\n', encoding="utf-8")
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(bad)])
+    assert res.exit_code == 2 and "labels.jsonl:1" in res.output, res.output
+    assert (tmp_path / "run" / "report.html").read_bytes() == page
+    assert not list((tmp_path / "run").glob("*.partial"))
