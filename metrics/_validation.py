@@ -107,6 +107,23 @@ def check_same_length(a: Sequence[Any] | NDArray[Any], b: Sequence[Any] | NDArra
         )
 
 
+def as_weight_vector(values: Any, other: Sequence[Any] | NDArray[Any], name: str = "weights",
+                     other_name: str = "scores") -> NDArray[np.float64]:
+    """``values`` as a 1-D float array of sample weights the length of ``other``.
+
+    Raises:
+        ValueError: not 1-D, a different length, a value that is not finite or < 0, or a sum
+            of 0.
+    """
+    w = np.asarray(values, dtype=np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {w.shape}")
+    check_same_length(other, w, other_name, name)
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"{name}: expected finite values >= 0 with a positive sum")
+    return w
+
+
 def check_zero_division(zero_division: float) -> float:
     """Validate the ``zero_division`` replacement value (0.0, 1.0 or NaN, as in scikit-learn)."""
     z = float(zero_division)

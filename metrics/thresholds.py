@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import as_bool_vector, as_score_vector, check_same_length
+from metrics._validation import (
+    as_bool_vector,
+    as_score_vector,
+    as_weight_vector,
+    check_same_length,
+)
 
 OBJECTIVES = ("f1", "kappa", "accuracy", "youden")
 """Objectives accepted by :func:`best_threshold`."""
@@ -104,10 +109,7 @@ def sweep_arrays(scores: Any, labels: Any, zero_division: float = 0.0,
         above = n - np.searchsorted(np.sort(s), taus, side="right")  # scores strictly above τ
         tp = n_pos - np.searchsorted(np.sort(s[y]), taus, side="right")
     else:
-        w = np.asarray(weights, dtype=np.float64).reshape(-1)
-        check_same_length(s, w, "scores", "weights")
-        if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-            raise ValueError("weights: expected finite values >= 0 with a positive sum")
+        w = as_weight_vector(weights, s)
         order = np.argsort(s, kind="stable")
         at = np.searchsorted(s[order], taus, side="right")  # pairs with score <= τ
         cum = np.concatenate(([0.0], np.cumsum(w[order])))

@@ -81,7 +81,9 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
             and pool pairs (:class:`judge.calibration.suggest.Population`): the sweep then
             weights each labelled pair by its score stratum (``N_h / n_h``) and the bootstrap
             resamples within strata (:mod:`judge.calibration.stratified`), so τ is the
-            population's; the counts at τ are then weighted (floats).
+            population's; the counts at τ, ROC-AUC and PR-AUC are then weighted alike (the
+            population's, not the boundary-heavy sample's); Spearman and Pearson stay the
+            labelled sample's.
 
     Returns:
         ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
@@ -108,18 +110,19 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         return {**base, "roc_auc": None, "pr_auc": None, "spearman": None, "pearson": None,
                 "tau": None, "note": f"the {int(valid.sum())} pairs it scored are of one class "
                 "or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
-    base.update({
-        "roc_auc": roc_auc(y, s), "pr_auc": pr_auc(y, s),
-        "spearman": finite_or_none(spearman(s, raw)), "pearson": finite_or_none(pearson(s, raw)),
-    })
-    if np.unique(s).size < 2:
-        return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
-                "threshold separates anything (the judge cannot discriminate these pairs)"}, None
     weights = None
     if population is not None:  # its sample: the labelled pairs this judge scored
         if not np.array_equal(population.design.labelled, np.flatnonzero(valid)):
             raise ValueError("the stratified design does not match the judge's scored pairs")
         weights = population.design.weights()
+    base.update({
+        # with a pool, the population's AUCs: each labelled pair weighted by its stratum
+        "roc_auc": roc_auc(y, s, weights), "pr_auc": pr_auc(y, s, weights),
+        "spearman": finite_or_none(spearman(s, raw)), "pearson": finite_or_none(pearson(s, raw)),
+    })
+    if np.unique(s).size < 2:
+        return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
+                "threshold separates anything (the judge cannot discriminate these pairs)"}, None
     sweep = sweep_arrays(s, y, weights=weights)
     i = best_index(sweep[objective])
     tau = float(sweep["tau"][i])

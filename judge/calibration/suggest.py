@@ -225,8 +225,8 @@ class Population:
                          "equal-count quantiles of the population's design scores, see "
                          "judge/calibration/suggest.py SharedStrata); 95 % CI from a bootstrap "
                          "resampling within strata",
-            "unweighted": "ROC-AUC, PR-AUC, the correlations and the cross-validation are of "
-                          "the labelled sample, unweighted",
+            "unweighted": "the correlations and the cross-validation are of the labelled "
+                          "sample, unweighted (ROC-AUC and PR-AUC are weighted like τ)",
             "tau_ci95_width": width, "target_width": target_width,
             "strata_below_minimum": short,
             "target_reached": width is not None and width <= target_width and not short,

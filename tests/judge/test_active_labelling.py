@@ -213,3 +213,40 @@ def test_two_judges_share_strata_split_by_disagreement(tmp_path: Path,
     assert len(sug) == 10
     run = load_run(out / "suggestions")  # both judges' scores on the audit page (a panel)
     assert run.config.get("judge")["members"][0]["backend"] == "local"
+
+
+def test_pool_aucs_are_the_populations(tmp_path: Path) -> None:
+    # 40 pairs in 4 strata of 10, labelled 3, 3, 3, 8 (stratum 3, the boundary, is
+    # over-sampled): ROC-AUC and PR-AUC weight each labelled pair by N_g / n_g = 10/3 or
+    # 10/8, as the sweep does; the reference is scikit-learn's sample_weight
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    from judge.calibration.calibrate import calibrate_judge
+    from judge.calibration.labels import LabelledPair, LabelSet
+    from judge.calibration.scoring import JudgeScores
+    from judge.calibration.suggest import Population
+
+    # population order as calibrate builds it: the 17 labelled pairs, then the 23 of the pool
+    n_lab = [3, 3, 3, 8]
+    strata = np.array([h for h, n in enumerate(n_lab) for _ in range(n)]
+                      + [h for h, n in enumerate(n_lab) for _ in range(10 - n)])
+    y = np.array([False] * 3 + [True, False, False] + [True, True, False]
+                 + [True] * 5 + [False] * 3)
+    d = Design(strata, np.arange(17), y)
+    rng = np.random.default_rng(5)
+    pop_scores = (strata + rng.uniform(size=40)) / 4  # stratum h's scores in [h/4, (h+1)/4)
+    s = pop_scores[:17]
+    pairs = [LabelledPair(f"p{k}", f"t{k}", float(v), bool(v), (float(v),), f"l:{k}")
+             for k, v in enumerate(y)]
+    labels = LabelSet(pairs, False, None, None, "l.jsonl", "0" * 64, len(pairs))
+    js = JudgeScores("j", s.astype(np.float64), [""] * len(s), 0, 0, {"id": "j"})
+    population = Population(pop_scores, d, 17, pop_scores)
+    report, _ = calibrate_judge(js, labels, n_boot=0, folds=0, population=population)
+    w = d.weights()
+    np.testing.assert_allclose(w, [10 / 3] * 9 + [10 / 8] * 8)
+    assert report["roc_auc"] == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+    assert report["pr_auc"] == pytest.approx(average_precision_score(y, s, sample_weight=w),
+                                             abs=1e-12)
+    assert report["roc_auc"] != pytest.approx(roc_auc_score(y, s), abs=1e-6)  # not the sample's
+    plain, _ = calibrate_judge(js, labels, n_boot=0, folds=0)  # no pool: the sample's own
+    assert plain["roc_auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)

@@ -53,6 +53,33 @@ def test_auc_and_ap_agree_with_sklearn(xs: list[tuple[bool, float]]) -> None:
     assert pr_auc(y, s) == pytest.approx(average_precision_score(y, s), abs=1e-12)
 
 
+weighted_scored = st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 0.5, 0.7, 1.0])
+                                     | st.floats(0, 1),
+                                     st.sampled_from([0.0, 0.5, 1.0, 3.0]) | st.floats(0, 50)),
+                           min_size=2, max_size=40).filter(
+    lambda xs: sum(w for y, _, w in xs if y) > 0 and sum(w for y, _, w in xs if not y) > 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(weighted_scored)
+def test_weighted_auc_and_ap_agree_with_sklearn(xs: list[tuple[bool, float, float]]) -> None:
+    # inverse-probability weights of a stratified sample (calibrate --pool): ties and zero
+    # weights included; sklearn's sample_weight is the reference
+    y, s, w = ([x[k] for x in xs] for k in range(3))
+    assert roc_auc(y, s, w) == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-9)
+    assert pr_auc(y, s, w) == pytest.approx(
+        average_precision_score(y, s, sample_weight=w), abs=1e-9)
+
+
+def test_bad_weights_are_errors() -> None:
+    with pytest.raises(ValueError, match="sample_weight: one class has a total weight of 0"):
+        roc_auc([0, 1, 1], [0.1, 0.5, 0.9], sample_weight=[0, 1, 1])
+    with pytest.raises(ValueError, match="sample_weight: expected finite values >= 0"):
+        pr_auc([0, 1], [0.1, 0.9], sample_weight=[1, -1])
+    with pytest.raises(ValueError, match="same length"):
+        roc_auc([0, 1], [0.1, 0.9], sample_weight=[1, 1, 1])
+
+
 def test_one_class_is_an_error() -> None:
     with pytest.raises(ValueError, match=r"only one class.*undefined"):
         roc_auc([1, 1, 1], [0.2, 0.3, 0.4])
