@@ -226,7 +226,7 @@ def render_markdown(record: RunRecord, near: float = 0.1) -> str:
     """
     from judge.tasks.registry import get_task
 
-    data = report_data(record, near)
+    data = report_data(record, near, sink=lambda _key, _row: None)  # no verdict is shown
     task = get_task(record.task)
     h = data["header"]
     out = [f"# simjudge audit — {h['run']}", "",
