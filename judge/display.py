@@ -371,7 +371,8 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
             reached = ("reached" if st.get("target_reached") else "not reached" + (
                 f"; {short} strata still below their minimum of labels" if short else ""))
             out.append(Text(
-                f"{jid}: τ of the population of {num(st.get('population'))} pairs "
+                f"{jid}: τ, ROC-AUC and PR-AUC of the population of "
+                f"{num(st.get('population'))} pairs "
                 f"({num(st.get('labelled'))} labelled + pool), labels weighted over "
                 f"{len(st.get('strata') or [])} score strata; τ 95% CI width "
                 f"{DASH if w is None else num(w, 3)} (target {num(st.get('target_width'), 3)}: "
