@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from judge.cli.common import fail, say
+from judge.cli.common import fail, fail_storage, say
 from judge.errors import InputError
 
 labels_app = typer.Typer(help="Combine human labels (audit overrides) of several reviewers.",
@@ -49,8 +49,11 @@ def merge_command(
     rows = merged.rows()
     dis_path = disagreements or out.with_name(out.stem + "-disagreements.jsonl")
     dis_rows = [r for r in rows if len(set(r["label"])) > 1]
-    _write(out, rows)
-    _write(dis_path, dis_rows)
+    try:
+        _write(out, rows)
+        _write(dis_path, dis_rows)
+    except OSError as exc:
+        fail_storage(exc)
     shared = sum(len(r["label"]) >= 2 for r in rows)
     alpha = "undefined" if math.isnan(merged.alpha) else f"{merged.alpha:.3f}"
     say(f"{len(rows)} pairs from {len(merged.reviewers)} reviewers "

@@ -67,20 +67,26 @@ def write_text_atomic(path: Path, write: Callable[[IO[str]], None]) -> int:
     writing, a full disk) or a kill never leaves a half-written ``path``; a previous file of
     that name stays as it was until the rename.
 
+    Missing parent directories are created.
+
     Returns:
         The file's size in bytes.
 
     Raises:
-        OSError: the file cannot be written (the partial file is removed); whatever ``write``
-            raises (likewise).
+        OSError: the file cannot be written: "cannot write PATH: reason" (the partial file is
+            removed); whatever ``write`` raises (likewise).
     """
     tmp = path.with_name(path.name + ".partial")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "w", encoding="utf-8") as f:
             write(f)
         tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, RunWriteError):
+            raise OSError(f"cannot write {path}: {exc.strerror or exc}") from exc
         raise
     return path.stat().st_size
 

@@ -89,3 +89,14 @@ def test_bad_rows_exit_2_and_write_nothing(tmp_path: Path) -> None:
         assert not list(tmp_path.glob("m*.jsonl"))
     res = runner.invoke(app, ["labels", "merge", str(a), "--out", str(tmp_path / "m.jsonl")])
     assert res.exit_code == 2 and "two or more files" in res.output
+
+
+def test_an_unwritable_out_is_one_line_exit_1(tmp_path: Path) -> None:
+    a = _jsonl(tmp_path / "a.jsonl", [{"pred": "狗", "truth": "dog", "label": 1}])
+    b = _jsonl(tmp_path / "b.jsonl", [{"pred": "狗", "truth": "dog", "label": 0}])
+    (tmp_path / "afile").write_text("not a directory", encoding="utf-8")
+    out = tmp_path / "afile" / "merged.jsonl"  # its parent is a file
+    res = runner.invoke(app, ["labels", "merge", str(a), str(b), "--out", str(out)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)  # not a raised OSError
+    assert f"cannot write {out}" in res.output and "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "afile", "b.jsonl"]

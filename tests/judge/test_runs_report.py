@@ -516,6 +516,10 @@ def test_reports_are_never_half_written(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.jsonl"]  # no partial left
     size = write_text_atomic(target, lambda f: f.write("新 report\n"))
     assert size == 3 + 8  # 新 is 3 bytes of UTF-8, " report\n" 8
+    # missing parent directories are made; an impossible path names the file asked for
+    assert write_text_atomic(tmp_path / "new" / "dir" / "r.md", lambda f: f.write("x")) == 1
+    with pytest.raises(OSError, match=r"^cannot write .*report\.jsonl/r\.md: "):
+        write_text_atomic(target / "r.md", lambda f: f.write("x"))
     assert target.read_text(encoding="utf-8") == "新 report\n"
     # the CLI: a bad label file is exit 2 and leaves the run's earlier page as it was
     data = _data(tmp_path, [{"id": "a", "pred": ["User Login"], "truth": ["user login", "x"]}])
