@@ -147,8 +147,11 @@ def roc_auc(labels: Any, scores: Any, sample_weight: Any = None) -> float:
     pos, neg = _class_weights(y, s, sample_weight)
     _, group = np.unique(s, return_inverse=True)  # ascending distinct scores
     pos_g, neg_g = np.bincount(group, weights=pos), np.bincount(group, weights=neg)
-    neg_below = np.cumsum(neg_g) - neg_g
-    return float(np.sum(pos_g * (neg_below + 0.5 * neg_g)) / (pos.sum() * neg.sum()))
+    # shares of each class's total before multiplying: the product of two tiny totals (a
+    # subnormal weight) would underflow to 0
+    neg_share = neg_g / neg.sum()
+    below = np.cumsum(neg_share) - neg_share
+    return float(np.sum(pos_g / pos.sum() * (below + 0.5 * neg_share)))
 
 
 def pr_auc(labels: Any, scores: Any, sample_weight: Any = None) -> float:

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import average_precision_score, cohen_kappa_score, roc_auc_score
@@ -62,6 +62,7 @@ weighted_scored = st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, 0.5, 0
 
 @settings(max_examples=300, deadline=None)
 @given(weighted_scored)
+@example([(False, 0.0, 0.0), (False, 0.0, 5e-324), (True, 0.0, 0.5)])  # a subnormal total
 def test_weighted_auc_and_ap_agree_with_sklearn(xs: list[tuple[bool, float, float]]) -> None:
     # inverse-probability weights of a stratified sample (calibrate --pool): ties and zero
     # weights included; sklearn's sample_weight is the reference
