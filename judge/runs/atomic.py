@@ -85,7 +85,7 @@ def write_text_atomic(path: Path, write: Callable[[IO[str]], None]) -> int:
     except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and not isinstance(exc, RunWriteError):
+        if isinstance(exc, OSError):
             raise OSError(f"cannot write {path}: {exc.strerror or exc}") from exc
         raise
     return path.stat().st_size

@@ -171,7 +171,7 @@ def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = Non
     red = Redactor()
 
     def verdicts_of(item_id: str, pred: str, truth: str) -> list[dict[str, Any]]:
-        # as cell_verdicts: the item's own verdicts, else the run-wide ones
+        # the item's own verdicts (item-scoped judges), else the run-wide ones
         ks = rows_of.get(pair_key((item_id, pred, truth))) or rows_of.get(
             pair_key((None, pred, truth))) or []
         return [verdict_entry(record.verdicts.row(k), red) for k in ks]
@@ -181,10 +181,10 @@ def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = Non
         for e in data["queues"][q]:
             flags.setdefault(tuple(e), set()).add(q)
     buffer = io.StringIO()
-    sink_out: IO[str] = out if out is not None else buffer
+    dest: IO[str] = out if out is not None else buffer
     for n, item in enumerate(data["items"]):
         if not item["heatmaps"]:
-            sink_out.write(json.dumps({"id": item["id"], "source": item["source"],
+            dest.write(json.dumps({"id": item["id"], "source": item["source"],
                                        "task": data["header"]["task"], "query": item["query"],
                                        **item["content"], "metrics": item["metrics"]},
                                       ensure_ascii=False) + "\n")
@@ -193,7 +193,7 @@ def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = Non
             label = {"label": hm["label"]} if hm["label"] else {}
             for i, p in enumerate(hm["pred"]):
                 for j, t in enumerate(hm["truth"]):
-                    sink_out.write(json.dumps({
+                    dest.write(json.dumps({
                         "id": item["id"], **label, "pred": p, "truth": t,
                         "score": hm["scores"][i][j], "exact": (i, j) in exact,
                         "matched": (i, j) in matched, "flags": sorted(flags.get((n, h, i, j), ())),
