@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 from judge.calibration import stratified  # noqa: E402
 from judge.calibration.stratified import Design, score_strata, stratified_tau, suggest  # noqa: E402
 from judge.calibration.taubootstrap import tau_interval  # noqa: E402
-from judge.judges.local import LocalJudge  # noqa: E402
+from judge.judges.embedding.local import LocalJudge  # noqa: E402
 from metrics import normalize  # noqa: E402
 
 MIN_HALF_WIDTH = 0.05

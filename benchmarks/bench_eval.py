@@ -62,7 +62,7 @@ def main() -> None:
         return
     from judge.cache import JudgeCache
     from judge.judges.base import JudgeContext
-    from judge.judges.local import LocalJudge, _shared_encoder
+    from judge.judges.embedding.local import LocalJudge, _shared_encoder
     from judge.matrix import build_matrices_async
     from judge.tasks.base import Source
     from judge.tasks.registry import get_task

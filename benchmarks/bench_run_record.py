@@ -5,7 +5,7 @@ lexical verdict each) is built in memory — the Python API's ``record_from_part
 lists, which holds every verdict (``simjudge eval`` streams them to a spool file instead:
 ``benchmarks/bench_run_scale.py`` measures that path) — then:
 
-1. validating it as a :class:`judge.runs.record.RunRecord` (what ``run_evaluation`` does once
+1. validating it as a :class:`judge.record.runrecord.RunRecord` (what ``run_evaluation`` does once
    per run; target: adds < 1 s at 100k verdicts);
 2. ``write_run``: the run files plus report.html rendered from the record (no JSON round trip);
 3. ``load_run``: reading the run directory back (``audit``, ``rescore``, ``compare``).
@@ -58,7 +58,7 @@ def _parts(n_items: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def main() -> None:
-    from judge.runs.store import load_run, record_from_parts, write_run
+    from judge.record.store import load_run, record_from_parts, write_run
 
     args = [a for a in sys.argv[1:] if a != "--plain"]
     if "--plain" in sys.argv[1:]:

@@ -48,8 +48,8 @@ def run_case(cells: int, keep: Path | None = None) -> dict[str, Any]:
     from collections.abc import Sequence
 
     from judge.cache import JudgeCache
-    from judge.evaluate import run_evaluation
-    from judge.runs.store import write_run
+    from judge.pipeline.evaluate import run_evaluation
+    from judge.record.store import write_run
     from judge.tasks.base import Params
     from judge.tasks.registry import get_task
     from judge.verdict import Verdict

@@ -2,7 +2,8 @@
 
 For each set, the `local` judge scores every pair twice — guard off (``usem3-cosine@v1``, the
 calibrated cosine) and on (``usem3-cosine@v2``, opposed short pairs capped at
-:data:`judge.judges.opposites.CAP`) — and the script prints: pairs, positives, how many pairs the
+:data:`judge.judges.embedding.opposites.CAP`) — and the script prints: pairs, positives, how many
+pairs the
 guard capped (and how many of those are labelled positive, i.e. wrongly capped), ROC-AUC
 (:func:`metrics.roc_auc`, cross-checked with ``sklearn.metrics.roc_auc_score``) and F1 of the
 match decision score > τ (τ = 0.7, the calibrated cut; :func:`metrics.binary_scores`), before →
@@ -41,8 +42,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from judge.judges.local import LocalJudge  # noqa: E402
-from judge.judges.opposites import CAP, Lexicon, find_opposition, parse_lexicon  # noqa: E402
+from judge.judges.embedding.local import LocalJudge  # noqa: E402
+from judge.judges.embedding.opposites import CAP, Lexicon, find_opposition, parse_lexicon  # noqa: E402
 from metrics import binary_scores, roc_auc  # noqa: E402
 
 TAU = 0.7

@@ -1,7 +1,7 @@
 """Coverage of the item-only and the items × τ metric intervals, by simulation with a planted truth.
 
 ``eval --tau-from calibration.json`` reports a metric at a τ̂ chosen on a small labelled set.
-Its item-only bootstrap interval treats τ̂ as fixed; :func:`judge.runs.uncertainty.joint_tau_cis`
+Its item-only bootstrap interval treats τ̂ as fixed; :func:`judge.pipeline.uncertainty.joint_tau_cis`
 also resamples τ from the calibration's bootstrap τ̂ values. This script checks, by simulation,
 how often each nominal 95 % interval covers the true value.
 
@@ -38,8 +38,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis  # noqa: E402
 from judge.probes.stats import wilson_ci  # noqa: E402
-from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis  # noqa: E402
 from judge.tasks.registry import get_task  # noqa: E402
 from metrics import best_index, bootstrap_indices, fuzzy_match, sweep_arrays  # noqa: E402
 

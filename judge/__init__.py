@@ -4,21 +4,20 @@ Depends on :mod:`metrics`; never the reverse. Python API: :func:`judge.evaluate`
 
 The public names are imported on first use (PEP 562 ``__getattr__``), so ``simjudge --help``
 does not pay for numpy, pydantic and the metrics stack (``benchmarks/bench_startup.py``).
-``judge.evaluate`` is the function :func:`judge.evaluate.evaluate`, as it always was, even
-after the submodule of the same name has been imported.
+``judge.evaluate`` is the function :func:`judge.api.evaluate`; no submodule has
+that name, so nothing can shadow it.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.evaluate import EvalResult, evaluate
+    from judge.api import EvalResult, evaluate
     from judge.matrix import SimilarityMatrix
     from judge.verdict import Verdict
+
 
 def _version() -> str:
     from importlib import metadata
@@ -34,7 +33,7 @@ __version__ = _version()
 
 __all__ = ["EvalResult", "SimilarityMatrix", "Verdict", "__version__", "evaluate"]
 
-_LAZY = {"EvalResult": "judge.evaluate", "evaluate": "judge.evaluate",
+_LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api",
          "SimilarityMatrix": "judge.matrix", "Verdict": "judge.verdict"}
 
 
@@ -50,16 +49,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-class _Package(types.ModuleType):
-    """The ``judge`` package module: importing the submodule ``judge.evaluate`` must not
-    replace the attribute ``judge.evaluate`` (the function) by the submodule."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "evaluate" and isinstance(value, types.ModuleType):
-            return  # the attribute stays the function (resolved by __getattr__)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

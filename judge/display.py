@@ -124,7 +124,8 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
 
 
 def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
-    """The renderables ``simjudge eval --dry-run`` prints for a :func:`judge.dryrun.dry_run`
+    """The renderables ``simjudge eval --dry-run`` prints for a
+    :func:`judge.pipeline.dryrun.dry_run`
     result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
     cached, to call, estimated prompt/completion tokens, estimated USD with its price date)
     and the total."""
@@ -145,7 +146,7 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     foot = ("total ≈ " + ("unknown (an unpriced model; --prices FILE)" if total is None
                           else f"{total:.4f} USD")
             + (" at the Batch API's half price" if result.get("batch_api") else "")
-            + " — tokens estimated from the rendered prompts (see judge/judges/costs.py)")
+            + " — tokens estimated from the rendered prompts (see judge/judges/llm/costs.py)")
     return [Text(head, style="bold"), t, Text(foot, style="dim")]
 
 

@@ -25,7 +25,7 @@ from judge.judges.base import Judge, JudgeContext, Pair
 from metrics import normalize
 
 if TYPE_CHECKING:
-    from judge.runs.verdictlog import VerdictLog
+    from judge.record.verdictlog import VerdictLog
 
 
 @dataclass
@@ -85,7 +85,7 @@ class CellVerdict(NamedTuple):
 
 CHUNK_PAIRS = 20_000
 """Distinct pairs handed to the judge at a time. Each chunk's verdicts go to the run's verdict
-log (a file for ``simjudge eval``: :meth:`judge.runs.verdictlog.VerdictLog.spool`) and only a
+log (a file for ``simjudge eval``: :meth:`judge.record.verdictlog.VerdictLog.spool`) and only a
 :class:`CellVerdict` per pair stays in memory, so a million-pair run does not hold a million
 verdicts. A chunk is large enough that a remote judge's concurrency window stays full."""
 
@@ -96,7 +96,7 @@ class MatrixBuild:
 
     Attributes:
         matrices: one per item, in input order.
-        log: the verdict rows (:class:`judge.runs.verdictlog.VerdictLog`): per chunk, the
+        log: the verdict rows (:class:`judge.record.verdictlog.VerdictLog`): per chunk, the
             panel members' own rows (drained from ``ctx.panel.member_verdicts``), then one per
             distinct judged pair with its ``item_id`` for item-scoped judges.
         pairs_total: cells over all items; pairs_exact: exact cells;
@@ -192,7 +192,7 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
     Raises:
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
-    from judge.runs.verdictlog import VerdictLog
+    from judge.record.verdictlog import VerdictLog
 
     pairs, total, n_exact = distinct_pairs(items)
     item_ids = list(ids) if ids is not None else [str(k) for k in range(len(items))]

@@ -52,7 +52,7 @@ class Verdict(BaseModel):
         cost_usd: cost of the call in USD (0 for cache hits and free judges).
         distribution: with ``--score-mode logprob``, the judge's grade distribution (grade
             "0".."9" → probability, summing to 1) whose expectation / 9 is ``score``
-            (:mod:`judge.judges.grades`); None otherwise, and then left out of
+            (:mod:`judge.judges.llm.grades`); None otherwise, and then left out of
             :meth:`model_dump`.
     """
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
-from judge.judges.local import LocalJudge, is_cross_lingual
+from judge.judges.embedding.local import LocalJudge, is_cross_lingual
 from metrics import best_threshold, roc_auc
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.runs.record import RunRecord
-from judge.runs.store import record_from_parts
+from judge.record.runrecord import RunRecord
+from judge.record.store import record_from_parts
 
 LEXICAL = {"id": "lexical", "backend": "lexical", "method": "lexical@v1"}
 

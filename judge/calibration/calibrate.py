@@ -235,8 +235,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
 
     from judge.calibration.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
     from judge.errors import InputError
-    from judge.runs.atomic import atomic_dir, dumps, prepare_out_dir
-    from judge.runs.store import load_run
+    from judge.record.atomic import atomic_dir, dumps, prepare_out_dir
+    from judge.record.store import load_run
 
     out = Path(out)
     prepare_out_dir(out, overwrite)  # before any judge call
@@ -319,7 +319,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         if suggestions:
             from judge.calibration.suggest import write_suggestions
 
-            write_suggestions(tmp, out, suggestions, list(judges), cache, list(chosen.values()))
+            write_suggestions(tmp, out, suggestions, list(judges), cache, list(chosen.values()),
+                              active.renderers if active is not None else None)
         if active is not None and active.suggest:
             result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
                                      "stop": stop,

@@ -8,7 +8,7 @@ No statistic is new here; each column comes from code that already computes it:
 * 5-fold CV κ: the same function with objective ``kappa`` (τ chosen by κ on the other folds);
 * 95 % CIs of ROC-AUC, PR-AUC, κ and F1 at the judge's τ (τ held fixed, pairs resampled) and
   the paired CI of each judge's difference from the first judge:
-  :func:`judge.runs.uncertainty.bootstrap_cis` and :func:`judge.runs.uncertainty.
+  :func:`judge.pipeline.uncertainty.bootstrap_cis` and :func:`judge.pipeline.uncertainty.
   paired_bootstrap` over one row per scored pair with the metric functions of :mod:`metrics`;
   the paired comparison uses the pairs **both** judges scored (a failed pair has no score);
 * swap and repeat flip rates at the judge's τ: :func:`judge.probes.swap.swap_probe`,
@@ -43,7 +43,7 @@ from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labell
 from judge.errors import InputError
 from judge.judges.base import Judge, JudgeContext
 from judge.numbers import finite_or_none
-from judge.runs.uncertainty import bootstrap_cis, paired_bootstrap
+from judge.pipeline.uncertainty import bootstrap_cis, paired_bootstrap
 from metrics import kappa_from_counts, normalize, pr_auc, roc_auc, scores_from_counts
 
 HUMANS = "humans"

@@ -162,10 +162,10 @@ def write_leaderboard(result: dict[str, Any], out: Path, overwrite: bool = False
     drawn) and ``leaderboard.png`` into ``out`` atomically (all or nothing).
 
     Raises:
-        judge.errors.InputError: ``out`` cannot be written (see :func:`judge.runs.atomic.
-            atomic_dir`); judge.runs.atomic.RunWriteError: the disk refused a write.
+        judge.errors.InputError: ``out`` cannot be written (see :func:`judge.record.atomic.
+            atomic_dir`); judge.record.atomic.RunWriteError: the disk refused a write.
     """
-    from judge.runs.atomic import atomic_dir, dumps
+    from judge.record.atomic import atomic_dir, dumps
 
     with atomic_dir(out, overwrite) as tmp:
         result["plot"] = plot_leaderboard(result, tmp / "leaderboard.png")

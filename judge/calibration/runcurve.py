@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.runs.record import RunRecord
+from judge.record.runrecord import RunRecord
 
 
 def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[float]]:

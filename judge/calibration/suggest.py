@@ -13,7 +13,8 @@ file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round; the st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from judge import io
 from judge.calibration.labels import LabelSet
 from judge.calibration.stratified import MIN_PER_STRATUM, Design, score_strata
 from judge.errors import InputError
+from judge.record.store import Renderer
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,15 @@ class ActiveOptions:
         suggest: pairs to suggest for labelling (0 = estimate only).
         strata: score strata (>= 1).
         target_width: stop when τ's 95 % interval is at most this wide, in (0, 1].
+        renderers: files rendered into the suggestions' audit run (the CLI passes
+            :data:`judge.runs.report.RENDERERS` for its ``report.html``; default none).
     """
 
     pool: Pool
     suggest: int = 0
     strata: int = 16
     target_width: float = 0.1
+    renderers: Mapping[str, Renderer] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -277,18 +282,19 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
 
 
 def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judges: list[Any],
-                      cache: Any, taus: list[float]) -> None:
+                      cache: Any, taus: list[float],
+                      renderers: Mapping[str, Renderer] | None = None) -> None:
     """Write ``suggestions.jsonl`` and the ``suggestions/`` run into ``out``, a directory that
     becomes ``final``: the selection task on those pairs, judged through ``cache`` (hits, as
     the pool was just scored) by the judge — several judges as a mean-vote panel, so the audit
     page shows each one's score — at its τ̂ (a panel: the mean of the judges' τ̂).
 
     Raises:
-        judge.runs.atomic.RunWriteError: the disk refused a write.
+        judge.record.atomic.RunWriteError: the disk refused a write.
     """
-    from judge.evaluate import run_evaluation
-    from judge.runs.atomic import dumps
-    from judge.runs.store import write_run
+    from judge.pipeline.evaluate import run_evaluation
+    from judge.record.atomic import dumps
+    from judge.record.store import write_run
     from judge.tasks.base import Params, Source
     from judge.tasks.registry import get_task
 
@@ -306,4 +312,4 @@ def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judges
         judge = Panel(judges, "mean", 1, tau)
     record = run_evaluation(items, task, judge, Params(tau=tau), cache=cache,
                             config_extra=extra, bootstrap=0)
-    write_run(record, out / "suggestions")
+    write_run(record, out / "suggestions", renderers=renderers)

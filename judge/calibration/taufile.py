@@ -14,7 +14,7 @@ from judge.io import file_sha256
 def tau_samples(path: Path, judge_id: str) -> list[float] | None:
     """The bootstrap τ̂ values ``simjudge calibrate`` recorded for ``judge_id``
     (``judges[id].bootstrap.tau_samples``; one per resample whose labels held both classes),
-    for τ-aware metric intervals (:func:`judge.runs.uncertainty.joint_tau_cis`).
+    for τ-aware metric intervals (:func:`judge.pipeline.uncertainty.joint_tau_cis`).
 
     Args:
         path: a ``calibration.json`` already read by :func:`tau_from_calibration`.

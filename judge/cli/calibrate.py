@@ -73,7 +73,7 @@ def calibrate_command(
     from judge.calibration.labels import load_labels
     from judge.cli.checks import check_min
     from judge.cli.options import build_judges, judge_options
-    from judge.runs.atomic import default_run_dir, prepare_out_dir
+    from judge.record.atomic import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 
     try:
@@ -141,5 +141,7 @@ def _active(pool: Path | None, suggest: int, strata: int, target_width: float, l
             raise InputError("--suggest needs --pool: the unlabelled pairs to choose from",
                              field="suggest")
         return None
+    from judge.runs.report import RENDERERS
+
     return ActiveOptions(load_pool(pool, labels, pred_field, truth_field, max_chars), suggest,
-                         strata, target_width)
+                         strata, target_width, RENDERERS)

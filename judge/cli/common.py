@@ -29,7 +29,7 @@ def fail(exc: Exception) -> NoReturn:
 def fail_storage(exc: OSError) -> NoReturn:
     """The disk refused a write mid-run (full, size limit): one line, exit 1; completed judge
     calls are in the cache (:class:`judge.cache.CacheStorageError`,
-    :class:`judge.runs.atomic.RunWriteError`)."""
+    :class:`judge.record.atomic.RunWriteError`)."""
     from judge.redact import redact
 
     typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)

@@ -86,24 +86,26 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
 
 
 def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None) -> Any:
-    """Check, judge, score and write; returns the written :class:`~judge.runs.record.RunRecord`.
+    """Check, judge, score and write; returns the written
+    :class:`~judge.record.runrecord.RunRecord`.
 
     Raises:
         InputError: any bad option or input (before any judge call or write).
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
         judge.errors.BatchPendingError: ``--batch-api`` lost track of a running batch.
         OSError: the disk refused a write (:class:`judge.cache.CacheStorageError`,
-            :class:`judge.runs.atomic.RunWriteError`).
+            :class:`judge.record.atomic.RunWriteError`).
     """
     from judge.cache import JudgeCache
     from judge.calibration.taufile import tau_samples
     from judge.cli.checks import check_judge_use, check_min, check_unit, parse_probe
     from judge.cli.options import judge_options
-    from judge.dryrun import check_budget, dry_run
-    from judge.evaluate import check_probes, run_evaluation
     from judge.io import file_sha256
-    from judge.runs.atomic import default_run_dir, prepare_out_dir
-    from judge.runs.store import write_run
+    from judge.pipeline.dryrun import check_budget, dry_run
+    from judge.pipeline.evaluate import check_probes, run_evaluation
+    from judge.record.atomic import default_run_dir, prepare_out_dir
+    from judge.record.store import write_run
+    from judge.runs.report import RENDERERS
     from judge.tasks.base import Params, Source
     from judge.tasks.registry import get_task
 
@@ -154,7 +156,7 @@ def run_eval(r: EvalRequest, progress_factory: Callable[..., Any] | None = None)
     finally:
         cache.close()
     written = progress_factory(1, None, "writing") if progress_factory else None
-    record.path = write_run(record, run_dir, r.overwrite)
+    record.path = write_run(record, run_dir, r.overwrite, renderers=RENDERERS)
     if written is not None:
         written(1)
     return record

@@ -18,7 +18,7 @@ labels_app = typer.Typer(help="Combine human labels (audit overrides) of several
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write JSONL to a temporary name, then rename: never a half-written file."""
-    from judge.runs.atomic import write_text_atomic
+    from judge.record.atomic import write_text_atomic
 
     write_text_atomic(path, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n"
                                                    for r in rows))

@@ -54,7 +54,7 @@ def leaderboard_command(
     from judge.calibration.leaderboard_report import write_leaderboard
     from judge.cli.checks import check_min
     from judge.cli.options import build_judges, judge_options
-    from judge.runs.atomic import default_run_dir, prepare_out_dir
+    from judge.record.atomic import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 
     try:

@@ -35,9 +35,9 @@ def audit_command(
     note, exportable as JSONL for `calibrate`, the `table:` judge and `labels merge`. --blind
     writes a page without any judge output for blind review; --overrides marks the labelled
     cells. HTML is one self-contained offline file. Exit status 2 on bad input."""
-    from judge.runs.atomic import write_text_atomic
+    from judge.record.atomic import write_text_atomic
+    from judge.record.store import load_run
     from judge.runs.report import write_report
-    from judge.runs.store import load_run
 
     target = out_file or run / f"report.{fmt}"
     try:
@@ -79,9 +79,9 @@ def rescore_command(
     re-scored)."""
     from judge.cli.checks import check_min
     from judge.display import print_all, rescore_summary
-    from judge.runs.atomic import dumps
+    from judge.record.atomic import dumps
+    from judge.record.store import load_run
     from judge.runs.rescore import rescore
-    from judge.runs.store import load_run
 
     try:
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
@@ -106,9 +106,9 @@ def compare_command(
     runs' verdicts. Exit status 2 on bad input."""
     from judge.cli.checks import check_min
     from judge.display import compare_summary, print_all
-    from judge.runs.atomic import dumps
+    from judge.record.atomic import dumps
+    from judge.record.store import load_run
     from judge.runs.compare import compare_runs, to_markdown
-    from judge.runs.store import load_run
 
     try:
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
@@ -138,8 +138,8 @@ def export_command(
     used, and MANIFEST.json with sha256 sums and the replay command (the run's own command
     pointed into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the
     cache lacks an entry the run used; nothing is written then."""
+    from judge.record.store import load_run
     from judge.runs.export import export_run
-    from judge.runs.store import load_run
 
     try:
         r = export_run(load_run(run), out_file, cache_dir, with_cache)

@@ -11,10 +11,11 @@ loads only what it needs):
 * :mod:`judge.judges.options` — :class:`~judge.judges.options.JudgeOptions` and its checks;
 * :mod:`judge.judges.judgesfile` — judges declared in a TOML file (``--judges``);
 * :mod:`judge.judges.panel` — several judges and a vote;
-* :mod:`judge.judges.scorer` — prompt scorers (``SCORERS``: template, output schema, mode),
-  reading answers with :mod:`judge.judges.jsonreply`;
-* backends: :mod:`~judge.judges.local`, :mod:`~judge.judges.lexical`,
-  :mod:`~judge.judges.table`, :mod:`~judge.judges.openai_chat`,
-  :mod:`~judge.judges.langchain_chat`, :mod:`~judge.judges.openai_embedding` (the last two
-  kinds built on :mod:`~judge.judges.llm` and :mod:`~judge.judges.embedding`).
+* :mod:`judge.judges.llm.scorer` — prompt scorers (``SCORERS``: template, output schema, mode),
+  reading answers with :mod:`judge.judges.llm.jsonreply`;
+* backends: :mod:`~judge.judges.embedding.local`, :mod:`~judge.judges.lexical`,
+  :mod:`~judge.judges.table`, :mod:`~judge.judges.llm.openai_chat`,
+  :mod:`~judge.judges.llm.langchain_chat`, :mod:`~judge.judges.embedding.openai_embedding` (the
+  last two
+  kinds built on :mod:`~judge.judges.llm.llmjudge` and :mod:`~judge.judges.embedding.cosine`).
 """

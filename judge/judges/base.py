@@ -66,15 +66,15 @@ class JudgeContext:
             (:class:`judge.judges.failures.EarlyStop`; a stopped one carries its reason).
         panel: what a panel judging in this context recorded (empty otherwise).
         max_usd: the run's budget in USD (``--max-usd``; None = none): an LLM judge makes no
-            call whose estimated cost (:mod:`judge.judges.costs`) would take the spent plus the
+            call whose estimated cost (:mod:`judge.judges.llm.costs`) would take the spent plus the
             reserved USD over it, and stops (its remaining pairs "not attempted").
         reserved_usd: estimated USD of the calls in flight (kept by the judges).
         batch: answers fetched through a provider's Batch API for this run (``--batch-api``,
-            :mod:`judge.judges.batchapi`), by cache key: a ``CallResult``, or the
+            :mod:`judge.judges.llm.batchapi`), by cache key: a ``CallResult``, or the
             ``TransportError`` of a batch request that failed; an LLM judge uses them instead
             of calling.
         verdict_log: where the matching tasks log their verdict rows
-            (:class:`judge.runs.verdictlog.VerdictLog`; ``simjudge eval`` gives a spool file so
+            (:class:`judge.record.verdictlog.VerdictLog`; ``simjudge eval`` gives a spool file so
             a large run's verdicts are not held in memory); None = a new in-memory log.
     """
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge.judges.base import Judge, JudgeContext, Pair
-from judge.judges.local import MAX_CHARS
+from judge.judges.embedding.local import MAX_CHARS
 from judge.verdict import Verdict
 from metrics import normalize, token_scores
 

@@ -45,12 +45,13 @@ class JudgeOptions:
             (default 8, :mod:`judge.judges.failures`).
         threads: BLAS threads of the ``local`` judge's encoder (>= 1; None = automatic: 2 on
             an idle machine, 1 when the other cores are busy — measured, see
-            :func:`judge.judges.local.auto_threads`).
+            :func:`judge.judges.embedding.local.auto_threads`).
         score_mode: ``verbal`` (the score the model writes) or ``logprob`` (the grade scorer
             ``entity_similarity_grade@v1`` with token log-probabilities: score = E[grade] / 9;
-            ``openai:`` judges; :mod:`judge.judges.grades`).
+            ``openai:`` judges; :mod:`judge.judges.llm.grades`).
         opposite_guard: the ``local`` judge caps short pairs that differ by an opposite term
-            (:mod:`judge.judges.opposites`; default True, False = the calibrated cosine alone).
+            (:mod:`judge.judges.embedding.opposites`; default True, False = the calibrated cosine
+            alone).
     """
 
     base_url: str | None = None
@@ -181,7 +182,7 @@ def validate_options(o: JudgeOptions) -> None:
         raise _bad("opposite_guard", f"must be true or false, got {o.opposite_guard!r}")
     if not _is_int(o.max_retries) or o.max_retries < 0:
         raise _bad("max_retries", f"must be an integer >= 0, got {o.max_retries!r}")
-    if o.base_url is not None:  # one URL, or several comma-separated (judge.judges.endpoints)
+    if o.base_url is not None:  # one URL, or several comma-separated (judge.judges.llm.endpoints)
         parts = o.base_url.split(",") if isinstance(o.base_url, str) else [None]
         for part in parts:
             url = urlsplit(part.strip()) if isinstance(part, str) else None

@@ -99,7 +99,7 @@ def _unknown(spec: str) -> InputError:
 
 # ------------------------------------------------------------------------------ factories
 def _local(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
-    from judge.judges.local import LocalJudge
+    from judge.judges.embedding.local import LocalJudge
 
     return LocalJudge(judge_id=judge_id, threads=o.threads, opposite_guard=o.opposite_guard)
 
@@ -117,13 +117,13 @@ def _table(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
 
 
 def _llm_config(model: str, o: JudgeOptions) -> Any:
-    """The :class:`judge.judges.llm.LLMJudgeConfig` of a prompt judge.
+    """The :class:`judge.judges.llm.llmjudge.LLMJudgeConfig` of a prompt judge.
 
     Raises:
         InputError: (field ``scorer``) an unknown scorer id.
     """
-    from judge.judges.llm import LLMJudgeConfig
-    from judge.judges.scorer import load_scorer
+    from judge.judges.llm.llmjudge import LLMJudgeConfig
+    from judge.judges.llm.scorer import load_scorer
 
     scorer_id, params = o.scorer, dict(o.params)
     if o.score_mode == "logprob":
@@ -153,7 +153,7 @@ def logprob_request(scorer: str, params: dict[str, Any]) -> tuple[str, dict[str,
         InputError: (field ``score_mode``) a scorer other than the similarity ones, whose
             answers are not a single grade.
     """
-    from judge.judges.scorer import SCORERS
+    from judge.judges.llm.scorer import SCORERS
 
     if scorer == "entity_similarity@v1":
         scorer = "entity_similarity_grade@v1"
@@ -168,7 +168,7 @@ def logprob_request(scorer: str, params: dict[str, Any]) -> tuple[str, dict[str,
 
 def _openai_flavour(flavour: str) -> Callable[[str, str, JudgeOptions], Judge]:
     def build(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
-        from judge.judges.openai_chat import OpenAIJudge
+        from judge.judges.llm.openai_chat import OpenAIJudge
 
         if flavour != "openai" and o.base_url is None:
             raise InputError(f"{flavour}:MODEL judges a model on your {flavour} server(s): give "
@@ -183,13 +183,13 @@ def _openai_flavour(flavour: str) -> Callable[[str, str, JudgeOptions], Judge]:
 
 def _urls(base_url: str | None) -> str | None:
     """``--base-url`` with blanks and repeated URLs dropped (None stays None)."""
-    from judge.judges.endpoints import split_urls
+    from judge.judges.llm.endpoints import split_urls
 
     return ",".join(split_urls(base_url)) or None if base_url is not None else None
 
 
 def _one_endpoint(spec: str, o: JudgeOptions) -> None:
-    from judge.judges.endpoints import split_urls
+    from judge.judges.llm.endpoints import split_urls
 
     if len(split_urls(o.base_url)) > 1:
         raise InputError(f"several endpoints (comma-separated --base-url) are balanced for "
@@ -197,7 +197,7 @@ def _one_endpoint(spec: str, o: JudgeOptions) -> None:
 
 
 def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
-    from judge.judges.langchain_chat import LangChainJudge
+    from judge.judges.llm.langchain_chat import LangChainJudge
 
     if o.score_mode != "verbal":
         raise InputError("--score-mode logprob is served by openai: judges (OpenAI-compatible "
@@ -210,7 +210,7 @@ def _langchain(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
 
 
 def _openai_embedding(judge_id: str, arg: str, o: JudgeOptions) -> Judge:
-    from judge.judges.openai_embedding import OpenAIEmbeddingJudge
+    from judge.judges.embedding.openai_embedding import OpenAIEmbeddingJudge
 
     _one_endpoint("openai-embedding", o)
     return OpenAIEmbeddingJudge(judge_id, arg, base_url=_urls(o.base_url),

@@ -2,7 +2,7 @@
 cache key) and measure how much the judge disagrees with itself.
 
 :class:`Repeats` is a :class:`judge.judges.panel.Panel` whose members are the same LLM judge
-drawing samples 0..N-1 (:meth:`judge.judges.llm.LLMJudge.sample_of`: id ``J#k``, cache key
+drawing samples 0..N-1 (:meth:`judge.judges.llm.llmjudge.LLMJudge.sample_of`: id ``J#k``, cache key
 sample ``k``, decoding seed + k), so the panel machinery applies unchanged: the run's score of
 a pair is the vote over its samples (``--vote``, default mean), every sample's verdict is in
 ``verdicts.jsonl`` (``member_of`` the repeats id), ``simjudge rescore --vote`` re-votes them, and
@@ -31,7 +31,7 @@ class Repeats(Panel):
     """N samples of one LLM judge, voted like a panel.
 
     Args:
-        judge: the LLM judge (:class:`judge.judges.llm.LLMJudge`) drawing sample 0.
+        judge: the LLM judge (:class:`judge.judges.llm.llmjudge.LLMJudge`) drawing sample 0.
         n: samples per pair, >= 2.
         vote_rule, quorum, tau: as :class:`judge.judges.panel.Panel` (quorum of samples).
 

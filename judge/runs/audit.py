@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from judge.probes.text import probe_lines
+from judge.record.runrecord import RunRecord, VerdictRow
 from judge.redact import Redactor
-from judge.runs.record import RunRecord, VerdictRow
 from judge.tasks.base import HeatmapView
 
 RAW_LIMIT = 2000

@@ -21,8 +21,8 @@ import numpy as np
 
 from judge.errors import InputError
 from judge.numbers import finite_or_none
-from judge.runs.record import RunRecord, VerdictRow
-from judge.runs.uncertainty import paired_bootstrap
+from judge.pipeline.uncertainty import paired_bootstrap
+from judge.record.runrecord import RunRecord, VerdictRow
 from metrics import cohen_kappa, krippendorff_alpha, pearson, spearman
 
 

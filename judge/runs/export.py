@@ -35,8 +35,8 @@ from typing import Any
 from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.io import file_sha256
-from judge.runs.inputs import ROLES, locate_input, resolve, run_bases
-from judge.runs.record import RunRecord
+from judge.record.runrecord import RunRecord
+from judge.tasks.inputs import ROLES, locate_input, resolve, run_bases
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 _DROP_FLAGS = ("--out", "--cache-dir", "--cache-mode")
@@ -79,7 +79,7 @@ def used_cache_keys(record: RunRecord) -> list[str]:
 
 def _inputs(record: RunRecord, bases: Sequence[Path]) -> tuple[dict[str, Path], dict[str, str]]:
     """Input files by role whose sha256 matches config.json, and the reasons for the others
-    (:func:`judge.runs.inputs.locate_input`)."""
+    (:func:`judge.tasks.inputs.locate_input`)."""
     found: dict[str, Path] = {}
     missing: dict[str, str] = {}
     cfg = record.config.model_dump()

@@ -27,10 +27,11 @@ from typing import IO, Any
 
 from jinja2 import Environment, StrictUndefined, select_autoescape
 
+from judge.record.runrecord import RunRecord
+from judge.record.store import REPORT_FILE, Renderer
 from judge.redact import Redactor
 from judge.runs import pagedata
 from judge.runs.audit import pair_key, report_data, verdict_entry
-from judge.runs.record import RunRecord
 
 
 def _no_nan(x: Any) -> Any:
@@ -53,13 +54,19 @@ def _script_json(data: Any) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+def render_report_file(record: RunRecord, name: str, out: IO[str]) -> None:
+    """Write the run's ``report.html`` to ``out`` (the default queues; ``name`` = the run
+    directory's name, shown in the page title): a :data:`judge.record.store.Renderer`."""
+    render_html(record, name=name, out=out)
+
+
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
                 blind: bool = False, human: Sequence[Path] = (),
                 out: IO[str] | None = None) -> str:
     """The self-contained HTML report.
 
     The page data is produced as a stream: the verdicts are read one at a time from the run's
-    log (:class:`~judge.runs.verdictlog.VerdictLog`) and the items one by one, and a large
+    log (:class:`~judge.record.verdictlog.VerdictLog`) and the items one by one, and a large
     page is compressed as it comes (:class:`judge.runs.pagedata.Payload`), so memory holds the
     compressed page, not the run's verdicts (a million-verdict run included).
 
@@ -278,3 +285,9 @@ def render_markdown(record: RunRecord, near: float = 0.1) -> str:
             out += _heatmap_markdown(hm)
         out.append("")
     return "\n".join(out) + "\n"
+
+
+RENDERERS: dict[str, Renderer] = {REPORT_FILE: render_report_file}
+"""The files a run directory gets rendered from its record, for
+:func:`judge.record.store.write_run` (``simjudge eval``, the Python API, ``calibrate
+--suggest``'s audit run)."""

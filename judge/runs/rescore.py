@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from judge.errors import InputError
-from judge.runs.record import RunRecord
-from judge.runs.uncertainty import bootstrap_cis
+from judge.pipeline.uncertainty import bootstrap_cis
+from judge.record.runrecord import RunRecord
 
 
 def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None,

@@ -20,7 +20,7 @@ from typing import Any
 
 from judge.items import Item
 from judge.judges.base import Judge, JudgeContext, Pair
-from judge.judges.llm import LLMJudge
+from judge.judges.llm.llmjudge import LLMJudge
 from judge.tasks.fccalls import checkable, is_number
 from judge.verdict import Verdict
 from metrics import standardize_string
@@ -119,9 +119,10 @@ async def judge_arguments(items: Sequence[Item], fmt: str, judge: Judge, ctx: Ju
     Args:
         items: function-call items.
         fmt: their format (:data:`FORMATS`).
-        judge: any judge; an :class:`~judge.judges.llm.LLMJudge` renders each (function,
+        judge: any judge; an :class:`~judge.judges.llm.llmjudge.LLMJudge` renders each (function,
             parameter)'s pairs with the context :func:`argument_context` (one concurrent run,
-            :meth:`~judge.judges.llm.LLMJudge.judge_in_contexts`), any other judge is called
+            :meth:`~judge.judges.llm.llmjudge.LLMJudge.judge_in_contexts`), any other judge is
+            called
             once over the distinct value pairs.
         ctx: the run's judge context (cache, stats, progress).
         tau: a pair is equivalent when its verdict is ``ok`` with a score strictly above tau.

@@ -23,48 +23,19 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from judge.errors import InputError
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
+from judge.tasks.inputs import Source, run_source
 from judge.tasks.judged import Judged, Rows
 from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
-    from judge.runs.record import RunRecord
+    from judge.record.runrecord import RunRecord
 
 __all__ = ["HeatmapView", "Judged", "Params", "Rows", "Source", "Task", "mean_of"]
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a task's items come from (the ``eval`` command's input options).
-
-    Attributes:
-        data: JSONL/CSV/TSV file of predictions (and gold, unless ``gold`` is given); for
-            ``ranking`` a TREC run file.
-        gold: separate gold file joined on the id (``ranking``: TREC qrels, required).
-        pred_field, truth_field: field names; None = the task's ``default_fields``.
-        id_fields: field(s) identifying an item; () = ``id`` when the records carry it, else
-            the position (see :func:`judge.items.resolve_id_fields`).
-        where: ``FIELD=VALUE`` filters on the records.
-        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
-        functions: BFCL only: the question file holding the function schemas.
-        max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
-            (0 = no limit); a longer one is bad input, never truncated.
-    """
-
-    data: Path
-    gold: Path | None = None
-    pred_field: str | None = None
-    truth_field: str | None = None
-    id_fields: tuple[str, ...] = ()
-    where: tuple[str, ...] = ()
-    fmt: str = "seed"
-    functions: Path | None = None
-    max_chars: int = DEFAULT_MAX_CHARS
 
 
 @dataclass(frozen=True)
@@ -242,7 +213,7 @@ class Task(abc.ABC):
 
         Default, for the tasks that use no judge (``judgment``, ``generation``,
         ``multilabel``, ``ranking``: no threshold, ``tau`` ignored): the items are read again
-        from the run's input files (:func:`judge.runs.inputs.run_source`, sha256-checked) and
+        from the run's input files (:func:`judge.tasks.inputs.run_source`, sha256-checked) and
         scored by the current metric code with the run's ``zero_division`` — the run's own
         metrics unless the metric code changed since. Tasks with a judge override it (or
         return None).
@@ -252,8 +223,6 @@ class Task(abc.ABC):
         """
         if self.judge_option is not None:
             return None
-        from judge.runs.inputs import run_source
-
         cfg = record.config
         items = self.load(run_source(record))
         return self.score(items, Judged(), Params(zero_division=float(cfg.zero_division)))

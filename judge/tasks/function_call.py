@@ -37,7 +37,7 @@ from metrics.fc_check import ERROR_TYPES, check_item, names_match
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
-    from judge.runs.record import RunRecord
+    from judge.record.runrecord import RunRecord
 
 DEFAULT_FIELDS = ("pred_fn", "gold_fn")
 SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
@@ -186,7 +186,7 @@ class FunctionCallTask(Task):
             return Judged()
         equivalent, verdicts = await judge_arguments(items, params.fc_format, judge, ctx,
                                                      params.arg_tau)
-        from judge.runs.verdictlog import VerdictLog
+        from judge.record.verdictlog import VerdictLog
 
         return Judged(log=VerdictLog.memory(v.model_dump() for v in verdicts),
                       objects=list(verdicts),
@@ -237,7 +237,7 @@ class FunctionCallTask(Task):
                 quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
         """Re-check every call with the argument judge's stored verdicts at another
         ``--arg-tau`` (no judge call): the items are read again from the run's input files
-        (:func:`judge.runs.inputs.run_source`, sha256-checked) and each stored argument
+        (:func:`judge.tasks.inputs.run_source`, sha256-checked) and each stored argument
         verdict (``function``, ``parameter``, pred, truth, outcome, score) decides equivalence
         at ``tau`` (:func:`judge.tasks.arguments.equivalence`). A run without an argument
         judge re-checks with exact equality (τ does not apply). At the run's own arg τ the
@@ -246,8 +246,8 @@ class FunctionCallTask(Task):
         Raises:
             InputError: an input file of the run is missing or changed since the run.
         """
-        from judge.runs.inputs import run_source
         from judge.tasks.arguments import equivalence
+        from judge.tasks.inputs import run_source
 
         items = _load_once(self, run_source(record))
         equivalent = None

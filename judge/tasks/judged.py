@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.runs.verdictlog import VerdictLog
+    from judge.record.verdictlog import VerdictLog
     from judge.verdict import Verdict
 
 Rows = list[dict[str, Any]]
@@ -21,7 +21,7 @@ class Judged:
     Attributes:
         log: every verdict row of ``verdicts.jsonl`` (verdict fields plus ``item_id``,
             ``member_of``, ``function``/``parameter``… where they apply), as a
-            :class:`~judge.runs.verdictlog.VerdictLog` (a spool file for ``simjudge eval``).
+            :class:`~judge.record.verdictlog.VerdictLog` (a spool file for ``simjudge eval``).
         accounting: entries for ``summary.json`` (pair counts, outcomes, panel agreement…).
         extra_jsonl: more JSONL files of the run directory (e.g. ``disagreements.jsonl``).
         matrices: per item, the similarity matrices the task judged (selection: one per item).
@@ -62,6 +62,6 @@ class Judged:
 
 
 def _memory_log() -> VerdictLog:
-    from judge.runs.verdictlog import VerdictLog
+    from judge.record.verdictlog import VerdictLog
 
     return VerdictLog.memory()

@@ -29,7 +29,7 @@ from metrics import aggregate_fuzzy, fuzzy_match
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
-    from judge.runs.record import RunRecord
+    from judge.record.runrecord import RunRecord
 
 
 def query_of(item: Item) -> dict[str, str]:

@@ -52,7 +52,7 @@ from metrics.spans import (
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
-    from judge.runs.record import RunRecord
+    from judge.record.runrecord import RunRecord
 
 _COUNT_KEYS = ("n_pred", "n_truth", "n_exact", "tp_fuzzy", "n_types")
 

@@ -16,7 +16,7 @@ from judge.calibration import stratified as st
 from judge.calibration.stratified import Design, allocate, score_strata, stratified_tau, suggest
 from judge.calibration.taubootstrap import tau_interval
 from judge.cli import app
-from judge.runs.store import load_run
+from judge.record.store import load_run
 from tests.conftest import EXAMPLES
 
 runner = CliRunner()

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from judge.calibration.labels import load_labels
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges.local import LocalJudge
+from judge.judges.embedding.local import LocalJudge
 from metrics import best_threshold, binary_scores, bootstrap_indices, normalize, percentile_ci
 from tests.conftest import EXAMPLES, shared_file
 
@@ -39,8 +39,8 @@ def _png_size(path: Path) -> tuple[int, int]:
 def _local_scores(pairs: list[tuple[str, str]]) -> np.ndarray:
     """Independent path: the local judge's mapped scores, capped at CAP where the opposite-term
     guard finds the pair opposed, exact pairs 1.0."""
-    from judge.judges.local import is_cross_lingual
-    from judge.judges.opposites import CAP, find_opposition
+    from judge.judges.embedding.local import is_cross_lingual
+    from judge.judges.embedding.opposites import CAP, find_opposition
 
     j = LocalJudge()
     cos = j.raw_cosines(pairs)

@@ -129,7 +129,7 @@ def test_logprob_grades_against_llama_cpp_server(tmp_path) -> None:  # type: ign
     import json
     import math
 
-    from judge.judges.grades import expected_score, grade_distribution
+    from judge.judges.llm.grades import expected_score, grade_distribution
 
     opts = JudgeOptions(base_url=CHAT_URL, concurrency=1, score_mode="logprob",
                         params={"temperature": 0.0, "grammar": "root ::= [0-9]"})

@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_sc
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.runs.store import RUN_FILES
+from judge.record.store import RUN_FILES
 from metrics import fc_score
 from tests.conftest import EXAMPLES, shared_file
 

@@ -25,12 +25,12 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.errors import InputError
 from judge.judges.judgesfile import load_judges_file
+from judge.judges.llm.scorer import load_scorer, neutralise
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
-from judge.judges.scorer import load_scorer, neutralise
+from judge.record.store import load_run, record_from_parts, write_run
 from judge.redact import MASK, redact, redact_row
 from judge.runs.report import render_html, render_markdown
-from judge.runs.store import load_run, record_from_parts, write_run
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.judges.costs import OUT_PAIRWISE, tokens_in, tokens_out
+from judge.judges.llm.costs import OUT_PAIRWISE, tokens_in, tokens_out
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
 runner = CliRunner()

@@ -17,8 +17,8 @@ from judge.cache import JudgeCache
 from judge.cli import app
 from judge.errors import InputError
 from judge.judges.base import JudgeContext
-from judge.judges.endpoints import EndpointPool, endpoint_key
 from judge.judges.failures import TransportError
+from judge.judges.llm.endpoints import EndpointPool, endpoint_key
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, closed_port, fake_score

@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.store import load_run
 from judge.runs.export import replay_command, used_cache_keys
-from judge.runs.store import load_run
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
 runner = CliRunner()

@@ -13,8 +13,8 @@ import pytest
 from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.judges.base import JudgeContext
+from judge.judges.embedding.local import LocalJudge, is_cross_lingual, load_calibration
 from judge.judges.lexical import LexicalJudge, char_dice, token_f1
-from judge.judges.local import LocalJudge, is_cross_lingual, load_calibration
 from judge.judges.registry import parse_judge_spec
 from judge.judges.table import TableJudge
 from tests.conftest import REPO

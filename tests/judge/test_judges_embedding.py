@@ -1,4 +1,4 @@
-"""The shared embedding-judge base (judge.judges.embedding): cache keys unchanged from the
+"""The shared embedding-judge base (judge.judges.embedding.cosine): cache keys unchanged from the
 judges it replaced, cosines, verdicts, failures (no network: a loopback fake server)."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 
 from judge.cache import JudgeCache
 from judge.judges.base import JudgeContext
-from judge.judges.embedding import EmbeddingJudge, Vector, batches, cosines
-from judge.judges.local import LocalJudge
-from judge.judges.openai_embedding import OpenAIEmbeddingJudge
+from judge.judges.embedding.cosine import EmbeddingJudge, Vector, batches, cosines
+from judge.judges.embedding.local import LocalJudge
+from judge.judges.embedding.openai_embedding import OpenAIEmbeddingJudge
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 

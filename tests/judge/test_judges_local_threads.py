@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges.local import LocalJudge, auto_threads
+from judge.judges.embedding.local import LocalJudge, auto_threads
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
 

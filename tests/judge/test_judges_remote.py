@@ -21,14 +21,14 @@ from typer.testing import CliRunner
 from judge.cache import JudgeCache
 from judge.cli import app
 from judge.errors import InputError
-from judge.evaluate import run_evaluation
 from judge.judges.base import JudgeContext
 from judge.judges.judgesfile import load_judges_file
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
+from judge.pipeline.evaluate import run_evaluation
 from judge.prices import Price
 from judge.ratelimit import RateLimiter
-from judge.runs.store import write_run
+from judge.record.store import write_run
 from judge.tasks.registry import get_task
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, fake_score
@@ -322,7 +322,7 @@ def test_run_evaluation_with_remote_judge_end_to_end(tmp_path) -> None:  # type:
 def test_first_calls_go_out_before_all_requests_are_rendered(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import dataclasses
 
-    from judge.judges.llm import FEED_EVERY
+    from judge.judges.llm.llmjudge import FEED_EVERY
 
     pairs = [(f"pred {i}", f"gold {i}") for i in range(200)]
     rendered: list[int] = []

@@ -30,10 +30,10 @@ from typer.testing import CliRunner
 from judge.cache import JudgeCache
 from judge.cli import app
 from judge.judges.base import JudgeContext
-from judge.judges.jsonreply import ParseError
+from judge.judges.llm.jsonreply import ParseError
+from judge.judges.llm.scorer import load_scorer
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
-from judge.judges.scorer import load_scorer
 from judge.verdict import RAW_MAX_CHARS, Verdict
 from tests.fake_openai import (
     EMBEDDING_SHAPES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.judges.jsonreply import ParseError
-from judge.judges.scorer import SCORERS, BatchOutput, GradeOutput, SimilarityOutput, load_scorer
+from judge.judges.llm.jsonreply import ParseError
+from judge.judges.llm.scorer import SCORERS, BatchOutput, GradeOutput, SimilarityOutput, load_scorer
 from tests.conftest import REPO
 
 S = load_scorer("entity_similarity@v1")

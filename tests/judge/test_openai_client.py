@@ -1,4 +1,4 @@
-"""JudgeClient (judge/judges/openai_client.py): chat requests built from a template learnt from
+"""JudgeClient (judge/judges/llm/openai_client.py): chat requests built from a template learnt from
 the SDK must be byte-identical to what the SDK builds, sent directly only where httpx's send
 would do nothing more, and every request whose shape can change per call takes the SDK's path.
 
@@ -16,7 +16,7 @@ from openai._models import FinalRequestOptions
 
 from judge.cache import JudgeCache
 from judge.judges.base import JudgeContext
-from judge.judges.openai_client import (
+from judge.judges.llm.openai_client import (
     JudgeClient,
     chat_options,
     is_chat_options,

@@ -12,9 +12,8 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.errors import InputError
-from judge.judges.judgesfile import load_judges_file
-from judge.judges.local import METHOD, METHOD_UNGUARDED, LocalJudge
-from judge.judges.opposites import (
+from judge.judges.embedding.local import METHOD, METHOD_UNGUARDED, LocalJudge
+from judge.judges.embedding.opposites import (
     CAP,
     MAX_WORDS,
     Opposition,
@@ -22,6 +21,7 @@ from judge.judges.opposites import (
     find_opposition,
     parse_lexicon,
 )
+from judge.judges.judgesfile import load_judges_file
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
 

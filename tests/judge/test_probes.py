@@ -17,19 +17,19 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.judges.grades import (
+from judge.judges.llm.grades import (
     expected_score,
     grade_answer,
     grade_distribution,
     p_above,
     parse_grade_text,
 )
-from judge.judges.jsonreply import ParseError
+from judge.judges.llm.jsonreply import ParseError
 from judge.probes.stats import repeat_summary, swap_summary, wilson_ci
 from judge.probes.swap import sample_keys
+from judge.record.store import load_run
 from judge.runs.audit import report_data
 from judge.runs.rescore import rescore
-from judge.runs.store import load_run
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, grade_logprobs
 
 ROWS = [{"id": "a", "pred": ["apple", "banana", "cherry"], "truth": ["Apfel", "Birne", "Kirsche"]},

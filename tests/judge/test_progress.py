@@ -13,10 +13,10 @@ import pytest
 from rich.console import Console
 
 from judge.cache import JudgeCache
-from judge.evaluate import run_evaluation
-from judge.judges.local import LocalJudge
+from judge.judges.embedding.local import LocalJudge
 from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
+from judge.pipeline.evaluate import run_evaluation
 from judge.tasks.registry import get_task
 from tests.fake_openai import FakeOpenAIServer
 

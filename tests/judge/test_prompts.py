@@ -7,7 +7,7 @@ import hashlib
 import jinja2
 import pytest
 
-from judge.judges.scorer import Scorer, load_scorer
+from judge.judges.llm.scorer import Scorer, load_scorer
 from tests.conftest import REPO
 
 PROMPTS = REPO / "prompts"

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.store import load_run
 from judge.runs.rescore import rescore
-from judge.runs.store import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 SEED003 = REPO / "examples" / "seed003_home_automation.jsonl"

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.store import load_run
 from judge.runs.rescore import rescore
-from judge.runs.store import load_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""``judge.runs.atomic``: output directories written atomically, crash leftovers recovered,
+"""``judge.record.atomic``: output directories written atomically, crash leftovers recovered,
 ``--out`` checked before any judge call. (The same machinery through the real CLI, with full
 disks and killed processes, is exercised in test_runs_disk.py.)"""
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from judge.errors import InputError
-from judge.runs.atomic import (
+from judge.record.atomic import (
     RunWriteError,
     atomic_dir,
     check_out_dir,

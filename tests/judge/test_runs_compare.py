@@ -1,4 +1,4 @@
-"""``judge.runs.compare`` and ``judge.runs.uncertainty``: paired bootstrap over the task's
+"""``judge.runs.compare`` and ``judge.pipeline.uncertainty``: paired bootstrap over the task's
 ``metrics_from_rows``, per-judge operations, agreement between runs, bad input."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from judge.errors import InputError
+from judge.pipeline.uncertainty import bootstrap_cis, paired_bootstrap
+from judge.record.store import load_run, record_from_parts
 from judge.runs.compare import compare_runs, judge_operations, run_agreement, to_markdown
-from judge.runs.store import load_run, record_from_parts
-from judge.runs.uncertainty import bootstrap_cis, paired_bootstrap
 from tests.run_records import judgment_record, selection_record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs_v0"

@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.runs.record import RunRecord
-from judge.runs.store import load_run
+from judge.record.runrecord import RunRecord
+from judge.record.store import load_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs_v0"
 RUNS = ("selection_local", "selection_panel", "function_call")

@@ -24,9 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.store import record_from_parts
 from judge.runs.audit import report_data
 from judge.runs.report import render_html, render_jsonl, render_markdown
-from judge.runs.store import record_from_parts
 from judge.tasks import registry
 from judge.tasks.base import HeatmapView, Task
 from tests.conftest import EXAMPLES, REPO, shared_file
@@ -250,8 +250,8 @@ def test_large_page_data_is_embedded_compressed(tmp_path: Path,
     import base64
     import gzip
 
+    from judge.record.store import load_run
     from judge.runs import pagedata, report
-    from judge.runs.store import load_run
 
     rows = [{"id": f"i{k}", "pred": [f"p{k} {i}" for i in range(4)],
              "truth": [f"t{k} {j}" for j in range(4)]} for k in range(50)]
@@ -488,7 +488,7 @@ def test_browser_spans_report_heatmaps_per_type_and_chips(tmp_path) -> None:  # 
 def test_jsonl_of_a_run_on_disk_equals_the_in_memory_one(tmp_path: Path) -> None:
     # the on-disk run's verdicts are read back one line at a time by row number (streamed
     # report): the lines must be the same as from the record held in memory
-    from judge.runs.store import load_run, write_run
+    from judge.record.store import load_run, write_run
 
     rec = selection_record()
     write_run(rec, tmp_path / "run")
@@ -501,7 +501,7 @@ def test_jsonl_of_a_run_on_disk_equals_the_in_memory_one(tmp_path: Path) -> None
 
 
 def test_reports_are_never_half_written(tmp_path: Path) -> None:
-    from judge.runs.atomic import write_text_atomic
+    from judge.record.atomic import write_text_atomic
 
     target = tmp_path / "report.jsonl"
     target.write_text("earlier report\n", encoding="utf-8")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
+from judge.record.store import load_run
 from judge.runs.rescore import rescore
-from judge.runs.store import load_run
 from tests.run_records import SELECTION_METRICS, judgment_record, selection_record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs_v0"

@@ -1,4 +1,4 @@
-"""``judge.runs.store``: a RunRecord written as a run directory and read back, errors naming file,
+"""``judge.record.store``: a RunRecord written as a run directory and read back, errors naming file,
 line and field, and report.html rendered from the record itself."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from pydantic import ValidationError
 
 from judge.errors import InputError
+from judge.record.runrecord import ItemRow, RunRecord, VerdictRow
+from judge.record.store import RUN_FILES, load_run, record_from_parts, write_run
 from judge.redact import MASK
-from judge.runs.record import ItemRow, RunRecord, VerdictRow
-from judge.runs.report import render_html
-from judge.runs.store import RUN_FILES, load_run, record_from_parts, write_run
+from judge.runs.report import RENDERERS, render_html
 from tests.run_records import selection_items, selection_record, selection_verdicts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs_v0"
@@ -27,7 +27,7 @@ def test_write_then_load_round_trips_every_row(tmp_path: Path) -> None:
     record = selection_record()
     record.extra["disagreements.jsonl"] = [{"item_id": None, "pred": "Report",
                                             "truth": "Reports list", "scores": {"x": 0.9}}]
-    out = write_run(record, tmp_path / "run")
+    out = write_run(record, tmp_path / "run", renderers=RENDERERS)
     assert out == tmp_path / "run" and record.path == out
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [*RUN_FILES, "disagreements.jsonl", "report.html"])
@@ -46,7 +46,7 @@ def test_write_then_load_round_trips_every_row(tmp_path: Path) -> None:
 
 def test_report_is_rendered_from_the_record_as_from_the_files(tmp_path: Path) -> None:
     record = selection_record()
-    write_run(record, tmp_path / "run")
+    write_run(record, tmp_path / "run", renderers=RENDERERS)
     written = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     # what write_run drew from memory equals what audit draws from the files
     assert written == render_html(load_run(tmp_path / "run"))
@@ -176,3 +176,20 @@ def test_record_from_parts_validates() -> None:
                           [{"source": "no id"}], [])
     v = VerdictRow(pred="p", truth="t", score=0.5, latency_s=0.25)
     assert v.to_row() == {"pred": "p", "truth": "t", "score": 0.5, "latency_s": 0.25}
+
+
+def test_write_run_renders_only_what_it_is_handed(tmp_path: Path) -> None:
+    """The ground floor imports no report code: with no renderers the run directory holds the
+    run files alone; a renderer writes inside the atomic write, and one that fails leaves
+    nothing behind."""
+    out = write_run(selection_record(), tmp_path / "plain")
+    assert sorted(p.name for p in out.iterdir()) == sorted(RUN_FILES)
+
+    def boom(record: RunRecord, name: str, fh: object) -> None:
+        raise RuntimeError("renderer failed")
+
+    with pytest.raises(RuntimeError, match="renderer failed"):
+        write_run(selection_record(), tmp_path / "failed", renderers={"x.html": boom})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]  # no partial directory
+    with pytest.raises(ValueError, match=r"rendered run file 'config\.json'"):
+        write_run(selection_record(), tmp_path / "bad", renderers={"config.json": boom})

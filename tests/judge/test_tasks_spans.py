@@ -35,11 +35,11 @@ import pytest
 
 from judge.cache import JudgeCache
 from judge.errors import InputError
-from judge.evaluate import run_evaluation
 from judge.judges.base import JudgeContext, Pair
 from judge.judges.lexical import LexicalJudge
 from judge.judges.panel import Panel
-from judge.runs.record import RunRecord
+from judge.pipeline.evaluate import run_evaluation
+from judge.record.runrecord import RunRecord
 from judge.tasks.base import Judged, Params, Source
 from judge.tasks.registry import get_task
 from judge.tasks.spans import SpansTask

@@ -1,5 +1,5 @@
 """τ-aware metric intervals: ``calibrate`` records its bootstrap τ̂ values, ``eval --tau-from``
-resamples items × τ (:func:`judge.runs.uncertainty.joint_tau_cis`)."""
+resamples items × τ (:func:`judge.pipeline.uncertainty.joint_tau_cis`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis
+from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis
 
 REPO = Path(__file__).resolve().parents[2]
 AM2ICO = REPO / "examples" / "am2ico_word_pairs.tsv"

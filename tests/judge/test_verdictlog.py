@@ -1,4 +1,4 @@
-"""The verdict log (judge/runs/verdictlog.py) and the chunked, spooled judging of large runs
+"""The verdict log (judge/record/verdictlog.py) and the chunked, spooled judging of large runs
 (issue 15 item 3): rows are streamed to disk redacted, read back in order, and a run judged in
 small chunks through a spool is the run judged at once in memory."""
 
@@ -12,14 +12,14 @@ import pytest
 from judge import matrix
 from judge.cache import JudgeCache
 from judge.errors import InputError
-from judge.evaluate import run_evaluation
 from judge.judges.base import JudgeContext
 from judge.judges.lexical import LexicalJudge
 from judge.judges.panel import Panel
 from judge.judges.registry import parse_judge_spec
-from judge.runs.record import VerdictRow
-from judge.runs.store import load_run, write_run
-from judge.runs.verdictlog import VerdictLog
+from judge.pipeline.evaluate import run_evaluation
+from judge.record.runrecord import VerdictRow
+from judge.record.store import load_run, write_run
+from judge.record.verdictlog import VerdictLog
 from judge.tasks.base import Params
 from judge.tasks.registry import get_task
 

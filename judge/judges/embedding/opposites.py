@@ -168,8 +168,8 @@ def parse_lexicon(text: str, source: str = "opposites.tsv") -> Lexicon:
 
 @functools.lru_cache(maxsize=1)
 def default_lexicon() -> Lexicon:
-    """The lexicon shipped with the package (``judge/judges/opposites.tsv``)."""
-    path = resources.files("judge.judges") / "opposites.tsv"
+    """The lexicon shipped with the package (``judge/judges/embedding/opposites.tsv``)."""
+    path = resources.files("judge.judges.embedding") / "opposites.tsv"
     return parse_lexicon(path.read_text(encoding="utf-8"))
 
 

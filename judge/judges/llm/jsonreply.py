@@ -2,7 +2,7 @@
 odd text: a Markdown code fence is stripped, the whole text or else the first JSON object inside
 it is taken (:func:`json_candidates`), and a pydantic validation error becomes one short
 ``field: message`` line (:func:`validation_detail`). Used by the scorers
-(:mod:`judge.judges.scorer`) and by the reply checks (:mod:`judge.judges.replies`).
+(:mod:`judge.judges.llm.scorer`) and by the reply checks (:mod:`judge.judges.llm.replies`).
 """
 
 from __future__ import annotations

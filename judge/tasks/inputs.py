@@ -1,16 +1,47 @@
-"""A stored run's input files, found again and checked against the sha256 its ``config.json``
-recorded — for re-scoring that needs the items themselves (``rescore`` of function-call runs)
-and for the reproducibility bundle (``simjudge export``)."""
+"""Where a task's items come from (:class:`Source`), and a stored run's input files found
+again and checked against the sha256 its ``config.json`` recorded — for re-scoring that needs
+the items themselves (``rescore`` of the tasks that read their input files again) and for the
+reproducibility bundle (``simjudge export``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import InputError
 from judge.io import file_sha256
-from judge.runs.record import RunRecord
-from judge.tasks.base import Source
+from judge.items import DEFAULT_MAX_CHARS
+from judge.record.runrecord import RunRecord
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a task's items come from (the ``eval`` command's input options).
+
+    Attributes:
+        data: JSONL/CSV/TSV file of predictions (and gold, unless ``gold`` is given); for
+            ``ranking`` a TREC run file.
+        gold: separate gold file joined on the id (``ranking``: TREC qrels, required).
+        pred_field, truth_field: field names; None = the task's ``default_fields``.
+        id_fields: field(s) identifying an item; () = ``id`` when the records carry it, else
+            the position (see :func:`judge.items.resolve_id_fields`).
+        where: ``FIELD=VALUE`` filters on the records.
+        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
+        functions: BFCL only: the question file holding the function schemas.
+        max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
+            (0 = no limit); a longer one is bad input, never truncated.
+    """
+
+    data: Path
+    gold: Path | None = None
+    pred_field: str | None = None
+    truth_field: str | None = None
+    id_fields: tuple[str, ...] = ()
+    where: tuple[str, ...] = ()
+    fmt: str = "seed"
+    functions: Path | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
 
 ROLES = ("data", "gold", "functions", "tau_from")
 """The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files."""

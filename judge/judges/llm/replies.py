@@ -25,8 +25,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from judge.judges.failures import TransportError, server_message
-from judge.judges.jsonreply import validation_detail
-from judge.judges.llm import CallResult
+from judge.judges.llm.jsonreply import validation_detail
+from judge.judges.llm.llmjudge import CallResult
 
 TokenCount = Annotated[int, Strict(), Field(ge=0)]
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
@@ -166,7 +166,7 @@ def chat_result(response: Any, mode: str) -> CallResult:
     usage = reply.usage or Usage()
     finish = reply.choices[0].finish_reason
     # token log-probabilities (asked for by --score-mode logprob): each choice's
-    # logprobs.content list, read leniently by judge.judges.grades (None where absent)
+    # logprobs.content list, read leniently by judge.judges.llm.grades (None where absent)
     logprobs = [c.logprobs.get("content") if isinstance(c.logprobs, dict)
                 and isinstance(c.logprobs.get("content"), list) else None for c in reply.choices]
     return CallResult(texts=texts, tokens_in=usage.prompt_tokens or 0,

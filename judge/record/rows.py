@@ -5,7 +5,8 @@
 The models name the fields every run has and *allow* the task-specific ones (a selection row's
 ``scores`` matrix, a function call's ``error_type``…): the task that wrote a row reads it back
 (:class:`judge.tasks.base.Task`). Runs written by earlier versions of simjudge load as long as
-they carry the required fields (``tests/fixtures/runs_v0``). :class:`judge.runs.record.RunRecord`
+they carry the required fields (``tests/fixtures/runs_v0``).
+:class:`judge.record.runrecord.RunRecord`
 holds them together.
 """
 

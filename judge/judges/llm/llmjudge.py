@@ -41,9 +41,9 @@ from judge.judges.failures import (
     TransportError,
     early_stop_of,
 )
-from judge.judges.grades import grade_answer
-from judge.judges.jsonreply import ParseError
-from judge.judges.scorer import Scorer
+from judge.judges.llm.grades import grade_answer
+from judge.judges.llm.jsonreply import ParseError
+from judge.judges.llm.scorer import Scorer
 from judge.prices import Price
 from judge.ratelimit import RateLimiter
 from judge.verdict import Outcome, Verdict
@@ -153,7 +153,7 @@ class LLMJudge(Judge, abc.ABC):
 
     def identity(self) -> dict[str, Any]:
         """The parts of the cache key that identify this backend and model (no credentials)."""
-        from judge.judges.endpoints import endpoint_key
+        from judge.judges.llm.endpoints import endpoint_key
 
         return {"backend": self.backend, "base_url": endpoint_key(self.config.base_url),
                 "model": self.config.model, "params": self.config.params}
@@ -237,8 +237,8 @@ class LLMJudge(Judge, abc.ABC):
 
     def estimated_tokens(self, req: Request) -> tuple[int, int]:
         """``(prompt, completion)`` tokens one call is estimated to use
-        (:mod:`judge.judges.costs`)."""
-        from judge.judges.costs import tokens_in, tokens_out
+        (:mod:`judge.judges.llm.costs`)."""
+        from judge.judges.llm.costs import tokens_in, tokens_out
 
         return (tokens_in(req.messages),
                 tokens_out(self.config.scorer.mode, len(req.items), self.config.params))
@@ -275,7 +275,7 @@ class LLMJudge(Judge, abc.ABC):
         answered it validly. With a batch scorer each item is judged on its own entry: one bad
         entry (``"score": true``) is that item's parse error, not its neighbours'. With a grade
         scorer the answer is read with the choices' token ``logprobs``
-        (:func:`judge.judges.grades.grade_answer`).
+        (:func:`judge.judges.llm.grades.grade_answer`).
         """
         if self.config.scorer.mode == "grade":
             try:
@@ -384,7 +384,7 @@ class LLMJudge(Judge, abc.ABC):
     async def _run_inner(self, req: Request, ctx: JudgeContext) -> list[Verdict]:
         stop = early_stop_of(ctx, self.id, self.config.stop_after)
         fetched = ctx.batch.pop(req.key, None)
-        if fetched is not None:  # answered through the Batch API (judge.judges.batchapi)
+        if fetched is not None:  # answered through the Batch API (judge.judges.llm.batchapi)
             ctx.stats.judge_calls += 1
             if isinstance(fetched, TransportError):
                 return [self._verdict(req, t, "transport_error", rationale=fetched.message,
@@ -399,7 +399,7 @@ class LLMJudge(Judge, abc.ABC):
                 return cached
         if stop.stopped:
             return self._not_attempted(req, stop)
-        # one estimate (judge.judges.costs, what --dry-run prints) paces --tpm and checks
+        # one estimate (judge.judges.llm.costs, what --dry-run prints) paces --tpm and checks
         # --max-usd; computed only when one of them needs it
         tokens = (self.estimated_tokens(req) if self.limiter.tpm is not None
                   or self.config.price is not None else (0, 0))

@@ -26,7 +26,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, ValidationError
 
-from judge.judges.jsonreply import ParseError, json_candidates, strip_fence, validation_detail
+from judge.judges.llm.jsonreply import ParseError, json_candidates, strip_fence, validation_detail
 
 _ROLE_LINE = re.compile(r"^\[(system|user|assistant)\]\s*$", re.MULTILINE)
 # "score: 0.8" in prose; the number must end there ("1e-3", "8/10", "80%" are not read as 1, 8
@@ -80,7 +80,7 @@ Mode = Literal["pairwise", "batch", "grade"]
 """How a scorer's requests are formed and read: ``pairwise`` = one (pred, truth) pair per
 request, a JSON answer; ``batch`` = one anchor string against up to ``max_batch`` strings of the
 other side; ``grade`` = one pair per request answered by a single grade digit, read with its
-token log-probabilities (:mod:`judge.judges.grades`)."""
+token log-probabilities (:mod:`judge.judges.llm.grades`)."""
 
 
 @dataclass(frozen=True)

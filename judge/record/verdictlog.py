@@ -5,8 +5,8 @@ output and cache key; several KB as Python objects). ``simjudge eval`` therefore
 verdict, as it completes, to a *spool* — an anonymous temporary JSONL file, deleted when the
 log is closed or the process ends — and keeps only what matching needs (a score per pair).
 Every reader (the report, probes, ``verdicts.jsonl``, panel agreement) iterates the log, one
-row at a time; :func:`judge.runs.store.load_run` backs the log by the run's own
-``verdicts.jsonl`` the same way. Small logs built from rows (:func:`judge.runs.store.
+row at a time; :func:`judge.record.store.load_run` backs the log by the run's own
+``verdicts.jsonl`` the same way. Small logs built from rows (:func:`judge.record.store.
 record_from_parts`, the tests) stay in memory; both kinds behave as one ``Sequence``.
 
 Rows are appended redacted (:mod:`judge.redact`): an API key echoed in an error text never
@@ -29,8 +29,8 @@ from typing import IO, Any, overload
 from pydantic import GetCoreSchemaHandler, ValidationError
 from pydantic_core import core_schema
 
-from judge.runs.atomic import dumps
-from judge.runs.rows import VerdictRow
+from judge.record.atomic import dumps
+from judge.record.rows import VerdictRow
 
 READ_BLOCK = 1 << 20
 """Bytes read at a time when a file-backed log is iterated."""
@@ -56,7 +56,7 @@ class VerdictLog(Sequence[VerdictRow]):
     """The verdict rows of a run, in memory or in a JSONL file, in the order they were added.
 
     ``len``, indexing (``log[k]``, O(1) via an offset index) and iteration give
-    :class:`~judge.runs.rows.VerdictRow` objects; :meth:`rows` gives plain dicts (the
+    :class:`~judge.record.rows.VerdictRow` objects; :meth:`rows` gives plain dicts (the
     fast path of readers that need a few fields of every row).
 
     Build one with :meth:`memory` (rows validated and held), :meth:`spool` (an anonymous
@@ -99,11 +99,11 @@ class VerdictLog(Sequence[VerdictRow]):
             directory: where the file lives (default ``$SIMJUDGE_SPOOL_DIR``, else the
                 system's temporary directory).
             run_dir: the run directory the verdicts are for: a failed write is then reported
-                as that run's (:class:`judge.runs.atomic.RunWriteError` "cannot write RUN_DIR:
+                as that run's (:class:`judge.record.atomic.RunWriteError` "cannot write RUN_DIR:
                 …"); None = "cannot write the verdict spool: …".
 
         Raises:
-            judge.runs.atomic.RunWriteError: the file cannot be created.
+            judge.record.atomic.RunWriteError: the file cannot be created.
         """
         from judge.redact import Redactor
 
@@ -118,8 +118,8 @@ class VerdictLog(Sequence[VerdictRow]):
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
-        """OSError of the spool file → :class:`~judge.runs.atomic.RunWriteError`."""
-        from judge.runs.atomic import RunWriteError
+        """OSError of the spool file → :class:`~judge.record.atomic.RunWriteError`."""
+        from judge.record.atomic import RunWriteError
 
         try:
             yield
@@ -174,7 +174,7 @@ class VerdictLog(Sequence[VerdictRow]):
 
         Raises:
             ValueError: the log was read from a run directory (it is read-only).
-            judge.runs.atomic.RunWriteError: the spool's disk refused the write.
+            judge.record.atomic.RunWriteError: the spool's disk refused the write.
         """
         if self._rows is not None:
             self._rows.append(VerdictRow.model_validate(row))

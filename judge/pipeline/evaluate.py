@@ -1,8 +1,8 @@
 """The evaluation pipeline shared by ``simjudge eval`` and the Python API :func:`evaluate`.
 
 :func:`run_evaluation` judges and scores items for a :class:`~judge.tasks.base.Task` and returns
-the typed :class:`~judge.runs.record.RunRecord`; it writes nothing. Writing the run directory
-(atomically, with its ``report.html``) is :func:`judge.runs.store.write_run`'s job.
+the typed :class:`~judge.record.runrecord.RunRecord`; it writes nothing. Writing the run directory
+(atomically, with its ``report.html``) is :func:`judge.record.store.write_run`'s job.
 """
 
 from __future__ import annotations
@@ -10,26 +10,24 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge import aio
 from judge.cache import JudgeCache
 from judge.errors import InputError
-from judge.items import DEFAULT_MAX_CHARS, Item, check_items
+from judge.items import Item
 from judge.judges.base import Judge, JudgeContext
-from judge.judges.endpoints import endpoint_summary
-from judge.runs.record import RunRecord
-from judge.runs.uncertainty import bootstrap_cis, joint_tau_cis
-from judge.runs.verdictlog import VerdictLog
+from judge.judges.llm.endpoints import endpoint_summary
+from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis
+from judge.record.runrecord import RunRecord
+from judge.record.verdictlog import VerdictLog
 from judge.tasks.base import Judged, Params, Task
 from judge.tasks.registry import get_task
 from judge.versions import package_versions
 
 if TYPE_CHECKING:
-    from judge.matrix import SimilarityMatrix
-    from judge.verdict import Verdict
+    pass
 
 ProgressFactory = Callable[..., Callable[[int], None]]
 """``(total units, live JudgeStats or None[, phase label]) -> advance(n)``: a progress-bar
@@ -56,7 +54,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                        verdict_log=VerdictLog.spool(spool_dir, run_dir))  # streamed to disk
     batches = None
     if batch_api:  # the openai: judges' answers first, through the Batch API
-        from judge.judges.batchapi import batch_judges, fetch_batches
+        from judge.judges.llm.batchapi import batch_judges, fetch_batches
 
         chosen = batch_judges(judge, cache.mode)
         groups = [(c, p) for c, p in task.judge_requests(items, params) if p]
@@ -183,20 +181,20 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             :class:`judge.probes.repeat.Repeats` judge adds the repeat probe's summary.
         tau_samples: the calibration's bootstrap τ̂ values (``eval --tau-from``,
             :func:`judge.calibration.taufile.tau_samples`): ``summary.bootstrap_tau`` then holds
-            metric intervals resampling items *and* τ (:func:`judge.runs.uncertainty.
+            metric intervals resampling items *and* τ (:func:`judge.pipeline.uncertainty.
             joint_tau_cis`), beside the item-only ``summary.bootstrap``; tasks whose metrics
             cannot be re-matched at another τ get none.
         max_usd: budget in USD (``--max-usd``): LLM judges stop before a call that would
             exceed it (:class:`judge.judges.base.JudgeContext`), their remaining pairs "not
             attempted"; None = no budget.
         batch_api: send the ``openai:`` judges' calls through the provider's Batch API first
-            (``--batch-api``, :mod:`judge.judges.batchapi`; resumable, half price);
+            (``--batch-api``, :mod:`judge.judges.llm.batchapi`; resumable, half price);
             ``summary.batch_api`` says per judge what the batch did.
         run_dir: the run directory to be written, if known: the verdicts stream to a spool
             file in its parent (else the temporary directory; a failed write is that run's).
 
     Returns:
-        The :class:`~judge.runs.record.RunRecord` (``path`` None until written); with probes,
+        The :class:`~judge.record.runrecord.RunRecord` (``path`` None until written); with probes,
         ``summary.probes`` and the ``swap_probe.jsonl`` / ``repeat_probe.jsonl`` rows.
 
     Raises:
@@ -207,7 +205,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             answers stored before are kept.
         judge.errors.BatchPendingError: ``batch_api`` and a batch could not be followed to its
             end (it keeps running; the same call resumes it).
-        judge.runs.atomic.RunWriteError: the verdict spool's disk refused a write.
+        judge.record.atomic.RunWriteError: the verdict spool's disk refused a write.
     """
     record = evaluate_judged(items, task, judge, params, cache=cache,
                              config_extra=config_extra, progress_factory=progress_factory,
@@ -226,105 +224,3 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                 rows_at, t.metrics_from_rows, len(record.item_rows()), tau_samples,
                 bootstrap, seed)
     return record
-
-
-@dataclass
-class EvalResult:
-    """What :func:`evaluate` produced.
-
-    Attributes:
-        record: the typed run record.
-        config, summary: ``config.json`` and ``summary.json`` as dicts.
-        items: the item rows (``items.jsonl``) as dicts.
-        verdicts: every judge verdict, one per distinct judged pair.
-        matrices: selection: each item's :class:`~judge.matrix.SimilarityMatrix`.
-        run_dir: where the run was written, if it was.
-    """
-
-    record: RunRecord
-    config: dict[str, Any]
-    summary: dict[str, Any]
-    items: list[dict[str, Any]]
-    verdicts: list[Verdict]
-    matrices: list[SimilarityMatrix] = field(default_factory=list)
-    run_dir: Path | None = None
-
-
-def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "selection",
-             judge: str | Judge | None = None, tau: float = 0.7, context: str = "",
-             cache_dir: str | Path | None = None, cache_mode: str = "read-write",
-             out: str | Path | None = None, pred_field: str | None = None,
-             truth_field: str | None = None, zero_division: float = 0.0,
-             max_chars: int = DEFAULT_MAX_CHARS, fc_format: str = "seed",
-             arg_tau: float = 0.7) -> EvalResult:
-    """Python API mirroring ``simjudge eval``.
-
-    Args:
-        items: dicts with the task's fields (default names ``pred``/``truth``, or
-            ``pred_fn``/``gold_fn`` for function calls; ``id`` used when every dict has one,
-            an error when only some have one), or :class:`judge.items.Item` objects
-            (``ranking`` needs Items from :func:`judge.tasks.ranking.load_ranking`).
-        task: a registered task name (:data:`judge.tasks.registry.TASKS`).
-        judge: a judge spec (``local``, ``lexical``, ``table:PATH``…) or a Judge object, used
-            by tasks with a judge (``selection``, ``spans``: similarity; ``function-call``:
-            argument equivalence, optional); ignored by the others. None = ``local`` for
-            the tasks that need a judge, no judge for the others.
-        tau: τ in [0, 1] (default 0.7, seed 001).
-        context: task context for prompt judges, e.g. ``"IFPUG ILF names"``.
-        cache_dir, cache_mode: the judge-call cache (default directory, ``read-write``).
-        out: write a run directory there (atomically; checked before any judge call).
-        pred_field, truth_field: field names in ``items`` when they differ from the defaults.
-        zero_division: value for undefined ratios.
-        max_chars: longest string (characters) accepted in a prediction or gold value; a
-            longer one raises :class:`InputError`, never truncated (default 4,096; 0 = no
-            limit), as ``simjudge eval --max-chars``.
-        fc_format, arg_tau: function calls: input format and the argument judge's threshold.
-
-    Returns:
-        :class:`EvalResult` with ``.summary``, ``.items``, ``.verdicts``, ``.record``.
-
-    Raises:
-        judge.errors.InputError: bad items (``<items>:N: field 'x': …``: a missing or mistyped
-            field, a duplicate id, a string over ``max_chars``), unknown task or judge, τ
-            outside [0, 1], an ``out`` that cannot be written.
-
-    Example:
-        >>> from judge import evaluate
-        >>> r = evaluate([{"pred": ["职位信息"], "truth": ["Job Information"]}], judge="local")
-        >>> r.summary["metrics"]["macro_f1"]  # doctest: +SKIP
-    """
-    from judge.judges.registry import parse_judge_spec
-    from judge.runs.atomic import prepare_out_dir
-    from judge.runs.store import write_run
-
-    t = get_task(task)
-    params = Params(tau=tau, zero_division=zero_division, context=context,
-                    fc_format=fc_format, arg_tau=arg_tau)
-    if max_chars < 0:
-        raise InputError(f"max_chars must be >= 0 (0 = no limit), got {max_chars}",
-                         field="max_chars")
-    its: list[Item]
-    if items and isinstance(items[0], Item):
-        its = [i for i in items if isinstance(i, Item)]
-        if len(its) != len(items):
-            raise InputError("mix of Item objects and dicts in items", field="items")
-        check_items(its, max_chars)
-    else:
-        its = t.from_dicts(items, pred_field, truth_field,  # type: ignore[arg-type]
-                           max_chars=max_chars)
-    if judge is None and t.needs_judge:
-        judge = "local"
-    j = None
-    if t.judge_option is not None and judge is not None:
-        j = parse_judge_spec(judge) if isinstance(judge, str) else judge
-    if out is not None:
-        prepare_out_dir(Path(out), False)
-    cache = JudgeCache(cache_dir, cache_mode)
-    try:
-        record, judged = evaluate_judged(its, t, j, params, cache=cache,
-                                         run_dir=Path(out) if out is not None else None)
-    finally:
-        cache.close()
-    run_dir = write_run(record, Path(out)) if out is not None else None
-    return EvalResult(record, record.config.to_row(), record.summary.to_row(),
-                      record.item_rows(), judged.verdicts, judged.matrices, run_dir)

@@ -1,4 +1,4 @@
-"""Writing an output directory atomically: run directories (:mod:`judge.runs.store`) and
+"""Writing an output directory atomically: run directories (:mod:`judge.record.store`) and
 calibration directories (``simjudge calibrate``).
 
 Everything is written into a hidden sibling directory ``.NAME.tmp-PID`` first and renamed into

@@ -3,12 +3,12 @@
 Each distinct string is embedded once (one cache entry per string, batches of 64 inputs per
 request); the pair score is the cosine clipped to [0, 1]. Raw cosines are **not** calibrated:
 their scale depends on the model, so choose τ with ``simjudge calibrate``. Caching, cosines and
-verdicts are those of every embedding judge (:mod:`judge.judges.embedding`).
+verdicts are those of every embedding judge (:mod:`judge.judges.embedding.cosine`).
 
 Failures are outcomes of the pairs whose strings they concern, never an exception that ends the
 run: a failed request (described as in :mod:`judge.judges.failures`) or an HTTP 200 reply that is
 not a valid embeddings object (HTML, cut-off JSON, a JSON array, a vector with text or NaN in
-it, fewer vectors than inputs — :mod:`judge.judges.replies`) makes ``transport_error`` verdicts
+it, fewer vectors than inputs — :mod:`judge.judges.llm.replies`) makes ``transport_error`` verdicts
 that keep the error and the raw reply; nothing is cached for those strings. Consecutive batches
 failing with the same fatal cause stop the judge early, as for the chat judges.
 
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from judge.judges.base import JudgeContext
-from judge.judges.embedding import EmbeddingJudge, NotAttempted, Vector, batches
+from judge.judges.embedding.cosine import EmbeddingJudge, NotAttempted, Vector, batches
 from judge.judges.failures import (
     DEFAULT_STOP_AFTER,
     EarlyStop,
@@ -176,7 +176,7 @@ class OpenAIEmbeddingJudge(EmbeddingJudge):
         import httpx2
         import openai
 
-        from judge.judges.replies import embeddings_result
+        from judge.judges.llm.replies import embeddings_result
 
         if stop.stopped:
             self._errors.update({t: NotAttempted(stop) for t in batch})

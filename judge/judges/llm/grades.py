@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.judges.jsonreply import ParseError
+from judge.judges.llm.jsonreply import ParseError
 
 MAX_GRADE = 9
 """Grades are the digits 0..9; a grade g is the score g / 9."""

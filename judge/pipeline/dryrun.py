@@ -3,8 +3,9 @@ per judge, without calling anything or writing anything.
 
 The task says which pairs it would judge (:meth:`judge.tasks.base.Task.judge_requests`: distinct
 non-exact pairs, with their prompt context); each LLM judge groups them into its requests
-(:meth:`judge.judges.llm.LLMJudge.requests_for`, batch scorers included), the cache says which
-are answered already (same keys as the run), and :mod:`judge.judges.costs` estimates the tokens
+(:meth:`judge.judges.llm.llmjudge.LLMJudge.requests_for`, batch scorers included), the cache says
+which
+are answered already (same keys as the run), and :mod:`judge.judges.llm.costs` estimates the tokens
 of the rest; USD from the judge's price (``--prices``). A panel is reported member by member
 (``--repeats N``: one row per sample). Judges that make no LLM call (``local``, ``lexical``,
 ``table:``, embeddings) report their pairs only.
@@ -30,7 +31,7 @@ def check_budget(judge: Judge | None, max_usd: float | None) -> None:
         InputError: ``max_usd`` <= 0, or an LLM judge whose model has no price (``--prices``).
     """
     from judge.errors import InputError
-    from judge.judges.llm import LLMJudge
+    from judge.judges.llm.llmjudge import LLMJudge
 
     if max_usd is None:
         return
@@ -52,7 +53,7 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
         items: the loaded items; params: the run's parameters (context, format).
         cache: the run's cache, read only.
         batch_api: price the calls as ``--batch-api`` would pay them
-            (:data:`judge.judges.llm.BATCH_PRICE_FACTOR` of the direct price).
+            (:data:`judge.judges.llm.llmjudge.BATCH_PRICE_FACTOR` of the direct price).
 
     Returns:
         ``{"task", "items", "pairs" (distinct pairs to judge), "judges": [{"judge", "model",
@@ -60,7 +61,7 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
         LLM calls), "price_as_of", "llm"}], "usd_total" (None when some judge is unpriced),
         "batch_api"}``.
     """
-    from judge.judges.llm import BATCH_PRICE_FACTOR, LLMJudge
+    from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR, LLMJudge
 
     factor = BATCH_PRICE_FACTOR if batch_api else 1.0
     groups = [(c, p) for c, p in task.judge_requests(items, params) if p] if judge else []

@@ -9,7 +9,7 @@ parser; the mode that worked is remembered for the rest of the run and recorded 
 (``output_mode``). The SDK's own retries handle 429/5xx/timeouts with exponential backoff and
 ``Retry-After``; a failure says what really happened (:mod:`judge.judges.failures`), and an
 HTTP 200 reply that breaks the protocol is that pair's ``transport_error``
-(:mod:`judge.judges.replies`). The API key is read from an environment variable at call time
+(:mod:`judge.judges.llm.replies`). The API key is read from an environment variable at call time
 and is never stored in the cache, a run file or a log.
 """
 
@@ -19,11 +19,11 @@ import copy
 import os
 from typing import Any
 
-from judge.judges.endpoints import EndpointPool
 from judge.judges.failures import describe_sdk_error
-from judge.judges.llm import CallResult, LLMJudge, LLMJudgeConfig
-from judge.judges.openai_client import chat_options, make_client, resolve_http
-from judge.judges.replies import chat_result
+from judge.judges.llm.endpoints import EndpointPool
+from judge.judges.llm.llmjudge import CallResult, LLMJudge, LLMJudgeConfig
+from judge.judges.llm.openai_client import chat_options, make_client, resolve_http
+from judge.judges.llm.replies import chat_result
 from judge.redact import register_key_env
 
 MODES = ("json_schema", "json_object", "text")
@@ -86,7 +86,7 @@ class OpenAIJudge(LLMJudge):
             (:data:`FLAVOUR_MODES`); it is the judge's ``backend`` (part of the cache key).
 
     ``config.base_url`` may list several endpoints, comma-separated: requests are balanced
-    over them with failover (:mod:`judge.judges.endpoints`).
+    over them with failover (:mod:`judge.judges.llm.endpoints`).
 
     Raises:
         judge.errors.InputError: no key for the OpenAI API itself.
@@ -99,7 +99,7 @@ class OpenAIJudge(LLMJudge):
                  flavour: str = "openai") -> None:
         super().__init__(judge_id, config)
         from judge.errors import InputError
-        from judge.judges.endpoints import split_urls
+        from judge.judges.llm.endpoints import split_urls
 
         if flavour not in FLAVOUR_MODES:
             raise InputError(f"unknown server flavour {flavour!r}; expected one of "
@@ -138,7 +138,7 @@ class OpenAIJudge(LLMJudge):
 
     def api_client(self) -> Any:
         """The ``AsyncOpenAI`` client of this judge's (single) endpoint, for the Batch API
-        (:mod:`judge.judges.batchapi`); closed by :meth:`aclose`."""
+        (:mod:`judge.judges.llm.batchapi`); closed by :meth:`aclose`."""
         return self._get_client()
 
     async def aclose(self) -> None:
@@ -214,7 +214,7 @@ class OpenAIJudge(LLMJudge):
                 # its per-call typed-parameter transform and response-model construction
                 # (~1.7 ms of CPU per request together, which halved a 64-way concurrent run).
                 # The options are a shallow copy of one template, and JudgeClient builds the
-                # HTTP request from a template learnt from the SDK (judge.judges.openai_client).
+                # HTTP request from a template learnt from the SDK (judge.judges.llm.openai_client).
                 raw = await client.request(httpx2.Response, chat_options(body))
             except openai.APIStatusError as exc:
                 # servers reject an unsupported response_format with 400, 422 or even 500

@@ -1,8 +1,9 @@
-"""A run directory on disk ↔ a :class:`~judge.runs.record.RunRecord` in memory.
+"""A run directory on disk ↔ a :class:`~judge.record.runrecord.RunRecord` in memory.
 
 * :func:`write_run` writes ``config.json``, ``summary.json``, ``items.jsonl``,
-  ``verdicts.jsonl``, the record's extra JSONL files and ``report.html`` (rendered from the
-  record by :mod:`judge.runs.report`) atomically (:func:`judge.runs.atomic.atomic_dir`);
+  ``verdicts.jsonl``, the record's extra JSONL files and the files its caller renders from the
+  record (``report.html``: :data:`judge.runs.report.RENDERERS`, handed in from above, so this
+  ground floor imports no report code) atomically (:func:`judge.record.atomic.atomic_dir`);
 * :func:`load_run` reads a run directory back (``rescore``, ``audit``, ``compare``,
   ``calibrate --run``), naming the file and line of anything malformed;
 * :func:`record_from_parts` builds a validated record from plain rows.
@@ -15,20 +16,23 @@ also cut at U+2028/U+2029/U+0085 inside judged strings, which the run files keep
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import ValidationError
 
 from judge.errors import InputError
-from judge.runs.atomic import atomic_dir, dumps
-from judge.runs.record import RunRecord
-from judge.runs.verdictlog import VerdictLog
+from judge.record.atomic import atomic_dir, dumps
+from judge.record.runrecord import RunRecord
+from judge.record.verdictlog import VerdictLog
 
 RUN_FILES = ("config.json", "verdicts.jsonl", "items.jsonl", "summary.json")
 """The files every run directory holds."""
 REPORT_FILE = "report.html"
+Renderer = Callable[[RunRecord, str, IO[str]], None]
+"""``(record, run name, text stream) -> None``: writes one file of the run rendered from the
+record (the audit report: :data:`judge.runs.report.RENDERERS`)."""
 AUDIT_FILES = ("report.jsonl",)
 """JSONL files ``simjudge audit`` may write into a run directory: never read as extra files."""
 
@@ -46,7 +50,7 @@ def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
             both; ``n_items`` >= 0 in the summary).
         item_rows: one object per item (``id`` required).
         verdict_rows: one object per verdict (``pred``, ``truth`` required), or a
-            :class:`~judge.runs.verdictlog.VerdictLog` (kept as it is).
+            :class:`~judge.record.verdictlog.VerdictLog` (kept as it is).
         extra: more JSONL files by name (``disagreements.jsonl``…).
         path: the run directory, if any.
 
@@ -72,8 +76,17 @@ def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
             fh.write(dumps(row) + "\n")
 
 
-def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Path:
-    """Write ``record`` as the run directory ``out``, atomically, with its ``report.html``.
+def _check_rendered_name(name: str) -> None:
+    if Path(name).name != name or name.startswith(".") or name in RUN_FILES or not name:
+        raise ValueError(f"rendered run file {name!r}: expected a plain file name other than "
+                         f"{', '.join(RUN_FILES)}")
+
+
+def write_run(record: RunRecord, out: str | Path, overwrite: bool = False,
+              renderers: Mapping[str, Renderer] | None = None) -> Path:
+    """Write ``record`` as the run directory ``out``, atomically, with the files ``renderers``
+    make from it (``{file name: renderer}``; the CLI and the Python API pass
+    :data:`judge.runs.report.RENDERERS` for ``report.html``; default none).
 
     API keys are redacted (:mod:`judge.redact`) from the config, the summary and every
     verdict/extra row (all their texts except the judged ``pred``/``truth`` and ids); the item
@@ -85,20 +98,21 @@ def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Pa
         out: the run directory (created; its parent too).
         overwrite: replace an existing run directory (the old one stays until the new one is
             in place).
+        renderers: files rendered from the record inside the same atomic write (a renderer
+            that raises leaves nothing behind).
 
     Returns:
         ``out`` as a :class:`Path`.
 
     Raises:
         InputError: ``out`` cannot be a run directory (see
-            :func:`judge.runs.atomic.check_out_dir`).
-        judge.runs.atomic.RunWriteError: the filesystem refused a write (disk full…); nothing
+            :func:`judge.record.atomic.check_out_dir`).
+        judge.record.atomic.RunWriteError: the filesystem refused a write (disk full…); nothing
             is left behind.
         ValueError: an extra file name that is not a plain ``NAME.jsonl`` or is one of the
-            run's own files.
+            run's own files; a rendered file name that is not a plain name or is a run file.
     """
     from judge.redact import Redactor, redact_row
-    from judge.runs.report import render_html
 
     out = Path(out)
     _check_extra_names(record.extra)
@@ -118,8 +132,10 @@ def write_run(record: RunRecord, out: str | Path, overwrite: bool = False) -> Pa
                                           + "\n", encoding="utf-8")
         for name, rows in record.extra.items():
             _write_jsonl(tmp / name, (redact_row(r, red) for r in rows))
-        with open(tmp / REPORT_FILE, "w", encoding="utf-8") as fh:
-            render_html(record, name=out.name, out=fh)
+        for name, render in (renderers or {}).items():  # inside the atomic write: all or nothing
+            _check_rendered_name(name)
+            with open(tmp / name, "w", encoding="utf-8") as fh:
+                render(record, out.name, fh)
     record.path = out
     return out
 
