@@ -59,11 +59,10 @@ def _parts(n_items: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def main() -> None:
     from judge.record.store import load_run, record_from_parts, write_run
+    from judge.runs import report
 
     args = [a for a in sys.argv[1:] if a != "--plain"]
     if "--plain" in sys.argv[1:]:
-        from judge.runs import report
-
         report.COMPRESS_OVER = 10**15
     n_items = int(args[0]) if args else 1000
     items, verdicts = _parts(n_items)
@@ -77,7 +76,7 @@ def main() -> None:
           "(target < 1 s)")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        write_run(record, Path(tmp) / "run")
+        write_run(record, Path(tmp) / "run", renderers=report.RENDERERS)
         write = time.perf_counter() - t0
         size = sum(p.stat().st_size for p in (Path(tmp) / "run").iterdir()) / 1e6
         html = Path(tmp) / "run" / "report.html"

@@ -50,6 +50,7 @@ def run_case(cells: int, keep: Path | None = None) -> dict[str, Any]:
     from judge.cache import JudgeCache
     from judge.pipeline.evaluate import run_evaluation
     from judge.record.store import write_run
+    from judge.runs.report import RENDERERS
     from judge.tasks.base import Params
     from judge.tasks.registry import get_task
     from judge.verdict import Verdict
@@ -95,7 +96,7 @@ def run_case(cells: int, keep: Path | None = None) -> dict[str, Any]:
                                 Params(tau=0.7), cache=cache, bootstrap=1000)
         t_eval = time.perf_counter() - t0
         t0 = time.perf_counter()
-        out = write_run(record, keep or Path(tmp) / "run")
+        out = write_run(record, keep or Path(tmp) / "run", renderers=RENDERERS)
         t_write = time.perf_counter() - t0
         run_bytes = _size(out)
         report = (out / "report.html").stat().st_size
