@@ -15,17 +15,15 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from judge import aio
 from judge.judges.base import Judge, JudgeContext, Pair
+from judge.record.verdictlog import VerdictLog
 from metrics import normalize
-
-if TYPE_CHECKING:
-    from judge.record.verdictlog import VerdictLog
 
 
 @dataclass
@@ -192,8 +190,6 @@ async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str
     Raises:
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
-    from judge.record.verdictlog import VerdictLog
-
     pairs, total, n_exact = distinct_pairs(items)
     item_ids = list(ids) if ids is not None else [str(k) for k in range(len(items))]
     scoped = bool(getattr(judge, "item_scoped", False))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from judge.cache import JudgeCache
+from judge.record.verdictlog import VerdictLog
 from judge.verdict import Verdict
 
 Pair = tuple[str, str]
@@ -88,7 +89,7 @@ class JudgeContext:
     max_usd: float | None = None
     reserved_usd: float = 0.0
     batch: dict[str, Any] = field(default_factory=dict)
-    verdict_log: Any = None
+    verdict_log: VerdictLog | None = None
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""
