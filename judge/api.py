@@ -112,7 +112,7 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
     if judge is None and t.needs_judge:
         judge = "local"
     j = None
-    if t.judge_option is not None and judge is not None:
+    if t.judge_role is not None and judge is not None:
         j = parse_judge_spec(judge) if isinstance(judge, str) else judge
     if out is not None:
         prepare_out_dir(Path(out), False)

@@ -155,14 +155,18 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     result: a heading (τ and where it came from, vote and quorum for panels, 0 judge calls) and
     the metrics table with bootstrap 95 % CIs, rounded like ``eval``'s, then the probe lines
     (swap/repeat flip rates at this τ) when the run has probes."""
+    from judge.errors import flag
+    from judge.tasks.base import THRESHOLD_LABELS
+
     tau = result.get("tau")
-    flag = str(result.get("tau_flag", "--tau"))
-    name = "arg τ" if flag == "--arg-tau" else "τ"
-    source = flag if result.get("tau_source") == "option" else f"the run's own {name}"
+    threshold = result.get("threshold")
+    name = THRESHOLD_LABELS.get(str(threshold), "τ")
+    source = (flag(str(threshold)) if result.get("tau_source") == "option" else
+              f"the run's own {name}")
     head = (f"simjudge rescore — {name} {_tau(tau)} ({source})" if tau is not None else
-            "simjudge rescore — no argument judge: exact argument equality (τ does not apply)"
-            if flag == "--arg-tau" else
-            "simjudge rescore — no threshold: metrics recomputed from the run's input files")
+            "simjudge rescore — no threshold: metrics recomputed from the run's input files"
+            if threshold is None else
+            "simjudge rescore — no argument judge: exact argument equality (τ does not apply)")
     if result.get("vote"):
         head += f", vote {result['vote']}, quorum {num(result.get('quorum'))}"
     boot = result.get("bootstrap") or {}

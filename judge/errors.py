@@ -5,6 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def flag(option: str) -> str:
+    """The command-line spelling of an option named semantically: ``arg_tau`` → ``--arg-tau``.
+
+    The one place an option's name becomes a flag, so code compares option *names* (``tau``,
+    ``arg_judge``), never spellings (``tests/judge/test_layout.py``).
+
+    Args:
+        option: a Python identifier (``tau``, ``arg_judge``, ``max_usd``).
+
+    Returns:
+        ``--`` followed by the name with ``_`` replaced by ``-``.
+    """
+    return "--" + option.replace("_", "-")
+
+
 class InputError(ValueError):
     """Bad user input: formatted as ``FILE:LINE: field 'x': what is wrong``.
 

@@ -301,12 +301,13 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               tmp / "pr.png"),
         }
         if curve is not None:
+            from judge.tasks.base import THRESHOLD_LABELS
             from judge.tasks.registry import get_task
 
             run_task = get_task(stored.task)
             run_judge = stored.judge_id
             run_tau = run_task.run_tau(stored)
-            name = "arg τ" if run_task.tau_flag == "--arg-tau" else "τ"
+            name = THRESHOLD_LABELS.get(run_task.threshold or "tau", "τ")
             marks = {f"run {name} ({run_tau})": float(run_tau)} if run_tau is not None else {}
             if run_judge in chosen:
                 marks[f"calibrated τ ({run_judge})"] = chosen[run_judge]

@@ -45,11 +45,13 @@ def cache_clear(
 def tasks_command() -> None:
     """List the tasks (``--task`` values): name, the judge option each uses, and what it
     scores."""
+    from judge.errors import flag
     from judge.tasks.registry import get_task, task_names
 
     for name in task_names():
         t = get_task(name)
-        typer.echo(f"{name:<14} {t.judge_option or '-':<12} {t.summary}")  # one line each
+        option = flag(t.judge_role) if t.judge_role else "-"
+        typer.echo(f"{name:<14} {option:<12} {t.summary}")  # one line each
 
 
 def version_command() -> None:

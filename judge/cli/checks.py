@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from judge.cache import CACHE_MODES
-from judge.errors import InputError
+from judge.errors import InputError, flag
 
 if TYPE_CHECKING:
     from judge.tasks.base import Task
@@ -28,17 +28,17 @@ def check_judge_use(task: Task, judge_given: bool, judges_file_given: bool,
         arg_judge_given: ``--arg-judge`` was given.
 
     Raises:
-        InputError: ``--judge``/``--judges`` with a task whose judge option is not ``--judge``
+        InputError: ``--judge``/``--judges`` with a task whose judge role is not ``judge``
             (with the task's reason; for function calls the message points to
-            ``--arg-judge``), or ``--arg-judge`` with a task whose judge option it is not.
+            ``--arg-judge``), or ``--arg-judge`` with a task whose judge role it is not.
     """
-    if task.judge_option != "--judge" and (judge_given or judges_file_given):
-        flag = "--judge" if judge_given else "--judges"
-        hint = (f"; to judge string argument values use {task.judge_option}"
-                if task.judge_option else "")
-        raise InputError(f"{flag} is not used by --task {task.name} ({task.no_judge_reason})"
-                         f"{hint}", field=flag.lstrip("-"))
-    if arg_judge_given and task.judge_option != "--arg-judge":
+    if task.judge_role != "judge" and (judge_given or judges_file_given):
+        given = "judge" if judge_given else "judges"
+        hint = (f"; to judge string argument values use {flag(task.judge_role)}"
+                if task.judge_role else "")
+        raise InputError(f"{flag(given)} is not used by --task {task.name} "
+                         f"({task.no_judge_reason}){hint}", field=given)
+    if arg_judge_given and task.judge_role != "arg_judge":
         raise InputError(f"--arg-judge is used by --task function-call only, not --task "
                          f"{task.name}", field="arg-judge")
 

@@ -62,14 +62,14 @@ def _judge(r: EvalRequest, task: Any, options: Any) -> tuple[Any, float, dict[st
         raise InputError(f"--tau-from is not used by --task {task.name} (τ applies to "
                          "selection matching; for function calls use --arg-tau)",
                          field="tau-from")
-    if task.judge_option == "--arg-judge":
+    if task.judge_role == "arg_judge":
         if r.arg_judge is None:
             return None, tau, None
         from dataclasses import replace
 
         return parse_judge_spec(r.arg_judge, replace(options, scorer="argument_equivalence@v1")
                                 ), tau, None
-    if task.judge_option != "--judge":
+    if task.judge_role != "judge":
         return None, tau, None
     from judge.probes.repeat import repeated
 

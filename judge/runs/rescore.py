@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.errors import InputError
+from judge.errors import InputError, flag
 from judge.pipeline.uncertainty import bootstrap_cis
 from judge.record.runrecord import RunRecord
 
@@ -34,8 +34,8 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
         n_boot, seed: bootstrap resamples (>= 0) and seed of the CIs.
 
     Returns:
-        ``{"run", "tau", "tau_flag" (``--tau`` or ``--arg-tau``), "tau_source" ("run" or
-        "option"), "vote", "quorum",
+        ``{"run", "tau", "threshold" (the task's threshold name: ``tau``, ``arg_tau``, or None
+        for a task without one), "tau_source" ("run" or "option"), "vote", "quorum",
         "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``, plus ``"probes"`` when the
         run has swap/repeat probes: their flip rates recomputed at τ from the probe rows
         (:func:`judge.probes.retau.probes_at`).
@@ -50,26 +50,27 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     from judge.tasks.registry import get_task
 
     task = get_task(record.task)
-    flag = task.tau_flag
-    if not flag and (tau is not None or arg_tau is not None):
+    name = task.threshold
+    values = {"tau": tau, "arg_tau": arg_tau}  # the thresholds a caller can give, by name
+    if name is None and any(v is not None for v in values.values()):
         raise InputError(f"{record.task} runs have no threshold: their metrics are recomputed "
                          "from the run's input files; give no --tau/--arg-tau", record.path,
                          field="tau")
-    given, wrong = (arg_tau, tau) if flag == "--arg-tau" else (tau, arg_tau)
-    if wrong is not None:
-        other = "--tau" if flag == "--arg-tau" else "--arg-tau"
-        raise InputError(f"{other} does not apply to {record.task} runs: give {flag}",
-                         record.path, field=other.lstrip("-"))
+    wrong = [k for k, v in values.items() if v is not None and k != name]
+    if wrong and name is not None:
+        raise InputError(f"{flag(wrong[0])} does not apply to {record.task} runs: give "
+                         f"{flag(name)}", record.path, field=flag(wrong[0]).lstrip("-"))
+    given = values.get(name) if name is not None else None
     source = "option"
     if given is None:
         given, source = task.run_tau(record), "run"
-        if given is None and flag == "--tau":
-            raise InputError(f"config.json has no numeric tau ({record.config.tau!r}): give "
-                             "--tau", record.path, field="tau")
+        if given is None and name is not None and task.uses_tau:
+            raise InputError(f"config.json has no numeric {name} ({record.config.tau!r}): give "
+                             f"{flag(name)}", record.path, field=name)
     tau = 0.0 if given is None else given  # a function-call run without argument judge
     if not 0.0 <= tau <= 1.0:
-        raise InputError(f"{flag.lstrip('-')} must be in [0, 1], got {tau}",
-                         field=flag.lstrip("-"))
+        spelt = flag(name or "tau").lstrip("-")
+        raise InputError(f"{spelt} must be in [0, 1], got {tau}", field=spelt)
     judge = record.config.judge or {}
     is_panel = judge.get("backend") == "panel"
     if not is_panel and (rule is not None or quorum is not None):
@@ -93,7 +94,7 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
 
     probes = probes_at(record.summary.model_dump().get("probes") or {}, record.extra, tau,
                        n_boot, seed)
-    return {"run": str(record.path), "tau": given, "tau_flag": flag, "tau_source": source,
+    return {"run": str(record.path), "tau": given, "threshold": name, "tau_source": source,
             "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
             "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),

@@ -3,8 +3,11 @@
 A task is the unit of extension. It declares its duties in one class, so adding a task is one
 module under :mod:`judge.tasks` plus one line in :data:`judge.tasks.registry.TASKS`:
 
-* ``name``, ``default_fields`` (prediction and gold field names), ``judge_option`` (the command
-  line flag of the judge it uses — ``--judge``, ``--arg-judge`` — or None), ``uses_tau``;
+* ``name``, ``default_fields`` (prediction and gold field names), ``judge_role`` (what its
+  judge does — ``judge`` for the similarity judge, ``arg_judge`` for argument values — or None),
+  ``uses_tau``, ``threshold`` (the name of the threshold :meth:`Task.rescore` varies: ``tau``,
+  ``arg_tau`` or None). A task names its options semantically; the command line spells them
+  (``arg_tau`` → ``--arg-tau``) in one place, :func:`judge.errors.flag`;
 * :meth:`Task.load` — records on disk → typed :class:`~judge.items.Item` objects (bad input is an
   :class:`~judge.errors.InputError` naming file, line and field);
 * :meth:`Task.judge` — the (async) judge calls, if the task uses a judge → :class:`Judged`;
@@ -23,9 +26,9 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from judge.errors import InputError
+from judge.errors import InputError, flag
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
 from judge.tasks.inputs import Source, run_source
 from judge.tasks.judged import Judged, Rows
@@ -35,7 +38,11 @@ if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
-__all__ = ["HeatmapView", "Judged", "Params", "Rows", "Source", "Task", "mean_of"]
+__all__ = ["THRESHOLD_LABELS", "HeatmapView", "Judged", "Params", "Rows", "Source", "Task",
+           "mean_of"]
+
+THRESHOLD_LABELS = {"tau": "τ", "arg_tau": "arg τ"}
+"""How a task's threshold (:attr:`Task.threshold`) is named for people (reports, plots)."""
 
 
 @dataclass(frozen=True)
@@ -98,15 +105,17 @@ class Task(abc.ABC):
         summary: one line for ``--help`` and the docs.
         default_fields: default prediction and gold field names.
         extractors: per side, ``(record, field) -> typed value`` (raises ``InputError``).
-        judge_option: the CLI flag of the judge the task uses (``--judge``, ``--arg-judge``),
-            None when it uses none.
+        judge_role: the option that names the task's judge: ``judge`` (the similarity judge of
+            matching tasks) or ``arg_judge`` (function calls' argument judge); None when it uses
+            none.
         uses_tau: whether τ (``--tau``/``--tau-from``) applies (and ``rescore`` at another τ).
         needs_judge: whether the judge is required or optional.
         no_judge_reason: why a task without ``--judge`` refuses it (shown in the error).
         probe_reason: why the judge probes (``--probe swap``) cannot run on this task's
             verdicts, or None when they can (:mod:`judge.probes`).
-        tau_flag: the ``rescore`` flag of the threshold :meth:`rescore` varies (``--tau``;
-            function calls: ``--arg-tau``).
+        threshold: the name of the threshold :meth:`rescore` varies (``tau``; function calls:
+            ``arg_tau``), None for the tasks without one (their rescore recomputes the run's
+            metrics from its input files); :data:`THRESHOLD_LABELS` names it for people.
         curve_metrics: the metrics ``calibrate --run`` draws against that threshold.
     """
 
@@ -114,16 +123,15 @@ class Task(abc.ABC):
     summary: ClassVar[str] = ""
     default_fields: ClassVar[tuple[str, str]] = ("pred", "truth")
     extractors: ClassVar[tuple[Extractor, Extractor] | None] = None
-    judge_option: ClassVar[str | None] = None
+    judge_role: ClassVar[Literal["judge", "arg_judge"] | None] = None
     uses_tau: ClassVar[bool] = False
     needs_judge: ClassVar[bool] = False
     """Whether the judge is required (``selection``, ``spans``) or optional (function calls)."""
     no_judge_reason: ClassVar[str] = ""
     probe_reason: ClassVar[str | None] = None
     """Why the task takes no similarity judge (``--judge`` is refused with this reason)."""
-    tau_flag: ClassVar[str] = "--tau"
-    """The threshold flag of ``rescore``; "" for the tasks without one (their rescore
-    recomputes the run's metrics from its input files)."""
+    threshold: ClassVar[Literal["tau", "arg_tau"] | None] = None
+    """The threshold :meth:`rescore` varies (see the class docstring)."""
     curve_metrics: ClassVar[tuple[str, ...]] = (
         "macro_f1", "macro_precision", "macro_recall", "micro_precision", "micro_recall",
         "micro_f1")
@@ -131,7 +139,7 @@ class Task(abc.ABC):
     def run_tau(self, record: RunRecord) -> float | None:
         """The threshold the run used for what :meth:`rescore` varies (default
         ``config.json``'s ``tau``; None for a task without one)."""
-        if not self.tau_flag:
+        if self.threshold is None:
             return None
         tau = record.config.tau
         return float(tau) if isinstance(tau, (int, float)) and not isinstance(tau, bool) \
@@ -170,9 +178,9 @@ class Task(abc.ABC):
 
     def check_judge(self, judge: Judge | None) -> None:
         """Raise :class:`InputError` when the task needs a judge and none is given."""
-        if self.judge_option is not None and judge is None and self.needs_judge:
-            raise InputError(f"task {self.name!r} needs a judge ({self.judge_option})",
-                             field=self.judge_option.lstrip("-"))
+        if self.judge_role is not None and judge is None and self.needs_judge:
+            raise InputError(f"task {self.name!r} needs a judge ({flag(self.judge_role)})",
+                             field=flag(self.judge_role).lstrip("-"))
 
     # ------------------------------------------------------------------ judging
     async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
@@ -221,7 +229,7 @@ class Task(abc.ABC):
         Raises:
             InputError: an input file of the run is missing or changed since the run.
         """
-        if self.judge_option is not None:
+        if self.judge_role is not None:
             return None
         cfg = record.config
         items = self.load(run_source(record))

@@ -168,7 +168,7 @@ class FunctionCallTask(Task):
                     "the same judge instead")
     default_fields = DEFAULT_FIELDS
     extractors = (io.call_list, io.call_list)
-    judge_option: ClassVar[str | None] = "--arg-judge"
+    judge_role = "arg_judge"
 
     def load(self, source: Source) -> list[Item]:
         """Items in ``source.fmt`` (:func:`load_fc_items`).
@@ -222,7 +222,7 @@ class FunctionCallTask(Task):
         return {"accuracy": float(np.mean([bool(r.get("correct")) for r in rows])),
                 **mean_of(SEED_METRICS)(rows)}
 
-    tau_flag: ClassVar[str] = "--arg-tau"
+    threshold = "arg_tau"
     curve_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "fn_acc_all", "fn_acc_name",
                                                 "rouge-l", "bleu-4")
 

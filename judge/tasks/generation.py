@@ -5,7 +5,7 @@ token precision, recall and F1 per item (the best over the references), averaged
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from judge import io
 from judge.items import Item
@@ -22,7 +22,6 @@ class GenerationTask(Task):
     """Generated text against references: token P/R/F1."""
 
     name = "generation"
-    tau_flag: ClassVar[str] = ""
     summary = "text against reference texts: token precision, recall, F1"
     no_judge_reason = "its metrics are lexical"
     extractors = (io.text, io.text_or_list)

@@ -6,7 +6,7 @@ judgment metrics; the same values as scikit-learn's ``accuracy_score`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from judge import io
 from judge.items import Item
@@ -20,7 +20,6 @@ class JudgmentTask(Task):
     """Binary judgments (true/false) against gold booleans."""
 
     name = "judgment"
-    tau_flag: ClassVar[str] = ""
     summary = "booleans against gold booleans: accuracy, precision, recall, F1"
     no_judge_reason = "its labels are compared exactly"
     extractors = (io.boolean, io.boolean)

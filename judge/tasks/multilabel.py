@@ -6,7 +6,7 @@ sample F1 ``average="samples"``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +35,6 @@ class MultilabelTask(Task):
     """Label sets against gold label sets (seed 004)."""
 
     name = "multilabel"
-    tau_flag: ClassVar[str] = ""
     summary = "label sets against gold label sets: C-P/R/F1, O-P/R/F1, sample F1"
     no_judge_reason = "its labels are compared exactly"
     extractors = (io.label_list, io.label_list)

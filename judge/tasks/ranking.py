@@ -5,7 +5,7 @@ query, averaged over the queries that have judgments (trec_eval's ``map``, ``ndc
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from judge import io
 from judge.errors import InputError
@@ -48,7 +48,6 @@ class RankingTask(Task):
     """A ranked run against graded relevance judgments."""
 
     name = "ranking"
-    tau_flag: ClassVar[str] = ""
     summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
     no_judge_reason = "it scores a TREC run against qrels"
 

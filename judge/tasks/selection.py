@@ -10,7 +10,7 @@ one-to-one matching maximises the total score, as scipy's ``linear_sum_assignmen
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.errors import InputError
@@ -43,7 +43,8 @@ class SelectionTask(Task):
     name = "selection"
     summary = "lists of strings matched one-to-one by a judge at τ: fuzzy P/R/F1"
     extractors = (io.string_list, io.string_list)
-    judge_option: ClassVar[str | None] = "--judge"
+    judge_role = "judge"
+    threshold = "tau"
     needs_judge = True
     uses_tau = True
 

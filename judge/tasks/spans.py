@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -184,7 +184,8 @@ class SpansTask(Task):
     name = "spans"
     summary = "entity spans {start, end, type, text}: exact offsets or judge > τ, per type"
     extractors = (span_list, span_list)
-    judge_option: ClassVar[str | None] = "--judge"
+    judge_role = "judge"
+    threshold = "tau"
     needs_judge = True
     uses_tau = True
 

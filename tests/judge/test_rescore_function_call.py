@@ -44,7 +44,7 @@ def test_rescore_at_another_arg_tau(fc_run: Path) -> None:
     assert judged == [("humidifier_control", "开启", "打开", 0.874),
                       ("light_control", "关闭", "打开", 0.166)]
     own = rescore(record, n_boot=0)
-    assert own["tau"] == 0.6 and own["tau_source"] == "run" and own["tau_flag"] == "--arg-tau"
+    assert own["tau"] == 0.6 and own["tau_source"] == "run" and own["threshold"] == "arg_tau"
     for k in ("accuracy", "fn_acc_all", "fn_acc_name", "rouge-l", "bleu-4"):
         assert own["metrics"][k] == summary["metrics"][k], k
     assert own["metrics"]["accuracy"] == pytest.approx(9 / 11)  # 开启 ≈ 打开 accepted

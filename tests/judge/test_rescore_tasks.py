@@ -37,7 +37,7 @@ def test_rescore_recomputes_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert runner.invoke(app, args).exit_code == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     got = rescore(load_run(tmp_path / "run"), n_boot=0)
-    assert got["tau"] is None and got["tau_flag"] == ""
+    assert got["tau"] is None and got["threshold"] is None
     assert got["metrics"] == summary["metrics"]  # every metric, counts and tables included
     key, value = headline  # the README's headline of the example file
     assert round(got["metrics"][key], 4) == value

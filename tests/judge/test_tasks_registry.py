@@ -84,9 +84,12 @@ def test_hand_derived_dataset_values(tmp_path: Path) -> None:
 def test_tasks_without_a_judge_refuse_rescore_and_need_none() -> None:
     for name in ("judgment", "generation", "multilabel", "ranking"):
         t = get_task(name)
-        assert t.judge_option is None and not t.uses_tau and t.no_judge_reason
+        assert t.judge_role is None and not t.uses_tau and t.no_judge_reason
+        assert t.threshold is None
     assert get_task("selection").needs_judge and get_task("selection").uses_tau
-    assert get_task("function-call").judge_option == "--arg-judge"
+    assert get_task("function-call").judge_role == "arg_judge"
+    assert (get_task("function-call").threshold, get_task("selection").threshold) == (
+        "arg_tau", "tau")
     with pytest.raises(InputError, match="needs a judge"):
         get_task("selection").check_judge(None)
 

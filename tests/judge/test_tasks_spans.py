@@ -62,8 +62,8 @@ def _record(tmp_path: Path, tau: float = 0.7, judge: Any = None) -> RunRecord:
 
 def test_registered_with_its_options() -> None:
     assert isinstance(TASK, SpansTask)
-    assert (TASK.name, TASK.judge_option, TASK.uses_tau, TASK.needs_judge) == (
-        "spans", "--judge", True, True)
+    assert (TASK.name, TASK.judge_role, TASK.threshold, TASK.uses_tau, TASK.needs_judge) == (
+        "spans", "judge", "tau", True, True)
 
 
 def test_lexical_scores_used_below_are_the_hand_derived_ones() -> None:
