@@ -12,7 +12,7 @@ Youden (1950); κ is Cohen (1960). Midpoints reach every distinct operating poin
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -23,7 +23,9 @@ from metrics._validation import (
     check_same_length,
 )
 
-OBJECTIVES = ("f1", "kappa", "accuracy", "youden")
+Objective = Literal["f1", "kappa", "accuracy", "youden"]
+"""What a threshold sweep maximises."""
+OBJECTIVES: tuple[str, ...] = get_args(Objective)
 """Objectives accepted by :func:`best_threshold`."""
 
 

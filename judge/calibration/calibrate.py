@@ -233,7 +233,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     import csv
     from pathlib import Path
 
-    from judge.calibration.plots import plot_pr, plot_roc, plot_run_tau, plot_thresholds
+    from judge.calibration.plots import plot_pr, plot_roc, plot_thresholds
     from judge.errors import InputError
     from judge.record.atomic import atomic_dir, dumps, prepare_out_dir
     from judge.record.store import load_run
@@ -301,22 +301,10 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               tmp / "pr.png"),
         }
         if curve is not None:
-            from judge.tasks.base import THRESHOLD_LABELS
-            from judge.tasks.registry import get_task
+            from judge.calibration.runcurve import run_curve_report
 
-            run_task = get_task(stored.task)
-            run_judge = stored.judge_id
-            run_tau = run_task.run_tau(stored)
-            name = THRESHOLD_LABELS.get(run_task.threshold or "tau", "τ")
-            marks = {f"run {name} ({run_tau})": float(run_tau)} if run_tau is not None else {}
-            if run_judge in chosen:
-                marks[f"calibrated τ ({run_judge})"] = chosen[run_judge]
-            plots["run_tau.png"] = plot_run_tau(taus, curve, marks,
-                                                f"run {Path(run_dir).name}: scores vs {name}",
-                                                tmp / "run_tau.png")
-            result["run"] = {"path": str(run_dir), "judge": run_judge,
-                             "tau": run_tau, "judge_calls": 0,
-                             "curve": {"tau": taus, **curve}}
+            plots["run_tau.png"], result["run"] = run_curve_report(
+                stored, taus, curve, chosen, tmp / "run_tau.png")
         if suggestions:
             from judge.calibration.suggest import write_suggestions
 

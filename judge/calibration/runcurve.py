@@ -3,7 +3,9 @@ the stored scores: no judge call)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from judge.record.runrecord import RunRecord
 
@@ -31,3 +33,34 @@ def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[fl
         for k in out:
             out[k].append(float(got[1][k]))
     return out
+
+
+def run_curve_report(record: RunRecord, taus: list[float], curve: Mapping[str, list[float]],
+                     chosen: Mapping[str, float], path: Path) -> tuple[dict[str, Any],
+                                                                     dict[str, Any]]:
+    """The ``run_tau.png`` plot of a stored run's curve (:func:`run_tau_curve`) — the run's own
+    threshold and the τ calibrated for the run's judge marked, the axis named by the task's
+    threshold (τ; function calls: arg τ) — and the ``run`` entry of ``calibration.json``.
+
+    Args:
+        record: the stored run; taus: the thresholds of ``curve``, each in [0, 1].
+        curve: the run's metrics at each τ; chosen: judge id → calibrated τ.
+        path: where the plot is written.
+
+    Returns:
+        ``(plot description, {"path", "judge", "tau", "judge_calls", "curve"})``.
+    """
+    from judge.calibration.plots import plot_run_tau
+    from judge.tasks.registry import get_task
+
+    task = get_task(record.task)
+    run_tau = task.run_tau(record)
+    name = task.threshold_label
+    marks = {f"run {name} ({run_tau})": float(run_tau)} if run_tau is not None else {}
+    judge_id = record.judge_id
+    if judge_id is not None and judge_id in chosen:
+        marks[f"calibrated τ ({judge_id})"] = chosen[judge_id]
+    plot = plot_run_tau(taus, curve, marks, f"run {Path(str(record.path)).name}: scores vs "
+                        f"{name}", path)
+    return plot, {"path": str(record.path), "judge": record.judge_id, "tau": run_tau,
+                  "judge_calls": 0, "curve": {"tau": taus, **curve}}

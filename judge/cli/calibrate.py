@@ -11,7 +11,6 @@ import typer
 
 from judge.cli import labelopts as lo
 from judge.cli import options as o
-from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import (
     fail,
     fail_storage,
@@ -20,6 +19,7 @@ from judge.cli.common import (
     say,
 )
 from judge.errors import CacheMissError, InputError
+from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 
 @o.with_judge_flags
@@ -71,8 +71,9 @@ def calibrate_command(
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
     from judge.calibration.labels import load_labels
-    from judge.cli.checks import check_min
-    from judge.cli.options import build_judges, judge_options
+    from judge.cli.options import judge_options
+    from judge.judges.judgesfile import build_judges
+    from judge.pipeline.checks import check_min
     from judge.record.atomic import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 
@@ -130,7 +131,7 @@ def _active(pool: Path | None, suggest: int, strata: int, target_width: float, l
             load_pool`).
     """
     from judge.calibration.suggest import ActiveOptions, load_pool
-    from judge.cli.checks import check_min
+    from judge.pipeline.checks import check_min
 
     check_min("suggest", suggest, 0, " (pairs to suggest; 0 = none)")
     check_min("strata", strata, 1)

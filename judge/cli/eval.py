@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from judge.cli import options as o
-from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import (
     err,
     fail,
@@ -18,10 +17,13 @@ from judge.cli.common import (
     report_stops,
     say,
 )
+from judge.cli.taskflags import with_task_flags
 from judge.errors import BatchPendingError, CacheMissError, InputError
+from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 
 @o.with_judge_flags
+@with_task_flags
 def eval_command(
     data: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV predictions (ranking: TREC run).")],
     task: Annotated[str, typer.Option(help="The task (see 'simjudge tasks').")] = "selection",
@@ -64,15 +66,6 @@ def eval_command(
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
     context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
-    fc_format: Annotated[str, typer.Option(
-        "--format", help="function-call: seed, openai (tool_calls) or bfcl.")] = "seed",
-    functions: Annotated[Path | None, typer.Option(
-        help="function-call --format bfcl: the question file with the function schemas.")
-    ] = None,
-    arg_judge: Annotated[str | None, typer.Option(
-        help="function-call: judge spec for string argument equivalence (e.g. local).")] = None,
-    arg_tau: Annotated[float, typer.Option(
-        help="function-call: argument values match when the judge's score is > this.")] = 0.7,
     dry_run: Annotated[bool, typer.Option(
         help="Print each judge's requests, cache hits and estimated tokens and USD; call "
         "nothing, write nothing.")] = False,
@@ -83,7 +76,7 @@ def eval_command(
         help="openai: judges: send the calls through the OpenAI Batch API first (half price, "
         "answers within 24 h); a killed run resumes its batch when rerun.")] = False,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
-    judge_flags: dict[str, Any] | None = None,
+    task_flags: dict[str, Any] | None = None, judge_flags: dict[str, Any] | None = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
@@ -100,23 +93,26 @@ def eval_command(
     duplicate ids are errors), and files without ids are paired by position only when their
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
-    from judge.cli.evalrun import EvalRequest, run_eval
+    from judge.cli.evalrun import run_eval
+    from judge.pipeline.config import EvalConfig
 
-    request = EvalRequest(
-        data=data, task=task, judges=list(judge or []), judges_file=judges_file, vote=vote,
-        quorum=quorum, tau=tau, tau_from=tau_from, bootstrap=bootstrap, seed=seed,
-        out_dir=out_dir, overwrite=overwrite, pred_field=pred_field, truth_field=truth_field,
-        id_fields=[f for spec in (id_field or []) for f in spec.split(",") if f], gold=gold,
-        max_chars=max_chars, where=list(where or []), context=context, fc_format=fc_format,
-        functions=functions, arg_judge=arg_judge, arg_tau=arg_tau, cache_dir=cache_dir,
-        cache_mode=cache_mode, judge_flags=dict(judge_flags or {}), probes=list(probe or []),
-        repeats=repeats, dry_run=dry_run, max_usd=max_usd, batch_api=batch_api,
-        command=["simjudge", *sys.argv[1:]])
     try:
         check_cache_mode(cache_mode)
         check_max_chars(max_chars)
+        config = EvalConfig(
+            task=task, data=data, gold=gold, pred_field=pred_field, truth_field=truth_field,
+            id_fields=tuple(f for spec in (id_field or []) for f in spec.split(",") if f),
+            where=tuple(where or []), max_chars=max_chars, task_options=dict(task_flags or {}),
+            judges=list(judge or []), judges_file=judges_file,
+            judge_options=o.judge_options(**dict(judge_flags or {})),
+            vote=vote, quorum=quorum,  # type: ignore[arg-type]  # checked by the pipeline
+            tau=tau, tau_from=tau_from, repeats=repeats, probes=tuple(probe or []),
+            context=context, bootstrap=bootstrap, seed=seed, cache_dir=cache_dir,
+            cache_mode=cache_mode,  # type: ignore[arg-type]  # checked above
+            out_dir=out_dir, overwrite=overwrite, dry_run=dry_run, max_usd=max_usd,
+            batch_api=batch_api, command=("simjudge", *sys.argv[1:]))
         with progress() as factory:
-            record = run_eval(request, factory)
+            record = run_eval(config, factory)
     except (InputError, CacheMissError) as exc:
         fail(exc)
     except BatchPendingError as exc:  # the batch keeps running: the same command resumes it

@@ -11,9 +11,9 @@ import typer
 
 from judge.cli import labelopts as lo
 from judge.cli import options as o
-from judge.cli.checks import check_cache_mode, check_max_chars
 from judge.cli.common import fail, fail_storage, out, progress, say
 from judge.errors import CacheMissError, InputError
+from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 
 @o.with_judge_flags
@@ -52,8 +52,9 @@ def leaderboard_command(
     from judge.calibration.labels import load_labels
     from judge.calibration.leaderboard import leaderboard
     from judge.calibration.leaderboard_report import write_leaderboard
-    from judge.cli.checks import check_min
-    from judge.cli.options import build_judges, judge_options
+    from judge.cli.options import judge_options
+    from judge.judges.judgesfile import build_judges
+    from judge.pipeline.checks import check_min
     from judge.record.atomic import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 

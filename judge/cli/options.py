@@ -13,7 +13,6 @@ from typing import Annotated, Any
 import typer
 
 from judge.cache import CACHE_MODES
-from judge.errors import InputError
 from judge.judges.registry import spec_help
 
 JudgeSpecs = Annotated[list[str] | None, typer.Option(
@@ -90,31 +89,9 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                         params=params, concurrency=concurrency, max_batch=max_batch, rpm=rpm,
                         tpm=tpm, timeout_s=timeout, max_retries=max_retries,
                         prices=load_prices(prices), method=structured_method, http=http,
-                        stop_after=stop_after, threads=threads, score_mode=score_mode,
+                        stop_after=stop_after, threads=threads,
+                        score_mode=score_mode,  # type: ignore[arg-type]  # checked by it
                         opposite_guard=opposite_guard)
-
-
-def build_judges(specs: list[str], judges_file: Path | None, options: Any) -> list[Any]:
-    """The judges named on the command line: each ``--judge`` spec parsed with ``options``;
-    with ``--judges FILE``, each ``--judge`` names an id of the file (none = every judge of the
-    file). Default: ``local``.
-
-    Raises:
-        InputError: a bad spec, an id not in the file, a bad judges file.
-    """
-    from judge.judges.judgesfile import build_declared, load_judges_file
-    from judge.judges.registry import parse_judge_spec
-
-    if judges_file is None:
-        return [parse_judge_spec(s, options) for s in (specs or ["local"])]
-    declared = load_judges_file(judges_file, options)
-    for s in specs:
-        if s not in declared:
-            raise InputError(f"no judge {s!r} in {judges_file} (ids: {', '.join(declared)})",
-                             field="judge")
-    return [build_declared(judges_file, declared, s) for s in (specs or list(declared))]
-
-
 
 
 JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {

@@ -77,8 +77,8 @@ def rescore_command(
     --vote/--quorum) the run's own value is used, which reproduces the run's metrics; the τ
     used is printed. Exit status 2 on bad input (also a run whose task cannot be
     re-scored)."""
-    from judge.cli.checks import check_min
     from judge.display import print_all, rescore_summary
+    from judge.pipeline.checks import check_min
     from judge.record.atomic import dumps
     from judge.record.store import load_run
     from judge.runs.rescore import rescore
@@ -104,8 +104,8 @@ def compare_command(
     """Side-by-side metrics with paired bootstrap 95 % CIs of the differences, per-judge
     operations (outcomes, parse rate, cache, tokens, USD, latency) and agreement between the
     runs' verdicts. Exit status 2 on bad input."""
-    from judge.cli.checks import check_min
     from judge.display import compare_summary, print_all
+    from judge.pipeline.checks import check_min
     from judge.record.atomic import dumps
     from judge.record.store import load_run
     from judge.runs.compare import compare_runs, to_markdown

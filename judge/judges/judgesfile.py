@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,21 @@ def build_declared(path: str | Path, declared: dict[str, tuple[str, JudgeOptions
         n = list(declared).index(judge_id) + 1
         raise InputError(f"judge {judge_id!r}: {exc.message}", path,
                          _Locator(text).line(n, "id"), field=f"judges[{n}]") from None
+
+
+def build_judges(specs: Sequence[str], judges_file: Path | None, options: Any) -> list[Any]:
+    """The judges named on the command line: each ``--judge`` spec parsed with ``options``;
+    with ``--judges FILE``, each ``--judge`` names an id of the file (none = every judge of the
+    file). Default: ``local``.
+
+    Raises:
+        InputError: a bad spec, an id not in the file, a bad judges file.
+    """
+    if judges_file is None:
+        return [parse_judge_spec(s, options) for s in (specs or ["local"])]
+    declared = load_judges_file(judges_file, options)
+    for s in specs:
+        if s not in declared:
+            raise InputError(f"no judge {s!r} in {judges_file} (ids: {', '.join(declared)})",
+                             field="judge")
+    return [build_declared(judges_file, declared, s) for s in (specs or list(declared))]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from judge.errors import InputError
@@ -70,7 +70,7 @@ class JudgeOptions:
     http: str = "auto"
     stop_after: int = 8
     threads: int | None = None
-    score_mode: str = "verbal"
+    score_mode: ScoreMode = "verbal"
     opposite_guard: bool = True
 
     def __post_init__(self) -> None:
@@ -84,8 +84,9 @@ class JudgeOptions:
         validate_options(self)
 
 
-SCORE_MODES = ("verbal", "logprob")
+ScoreMode = Literal["verbal", "logprob"]
 """Values of ``score_mode``."""
+SCORE_MODES: tuple[str, ...] = get_args(ScoreMode)
 METHODS = ("json_schema", "function_calling", "json_mode")
 """LangChain ``with_structured_output`` methods accepted by ``method``."""
 

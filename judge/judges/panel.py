@@ -28,7 +28,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -37,7 +37,9 @@ from judge.numbers import finite_or_none
 from judge.verdict import Verdict
 from metrics import cohen_kappa, krippendorff_alpha, pearson, spearman
 
-VOTES = ("mean", "median", "majority", "min", "max")
+Vote = Literal["mean", "median", "majority", "min", "max"]
+"""A panel's vote (see the module docstring)."""
+VOTES: tuple[str, ...] = get_args(Vote)
 METHOD = "panel@v1"
 
 

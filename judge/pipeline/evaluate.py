@@ -20,6 +20,7 @@ from judge.items import Item
 from judge.judges.base import Judge, JudgeContext
 from judge.judges.llm.endpoints import endpoint_summary
 from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis
+from judge.record.config import SCHEMA_VERSION
 from judge.record.runrecord import RunRecord
 from judge.record.verdictlog import VerdictLog
 from judge.tasks.base import Judged, Params, Task
@@ -81,6 +82,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
     }
     config: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "task": task.name, "tau": params.tau, "context": params.context,
         "zero_division": params.zero_division,
@@ -170,7 +172,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
         task: a :class:`~judge.tasks.base.Task` or its registered name.
         judge: the task's judge (``selection``/``spans``: the similarity judge, required;
             ``function-call``: the optional argument judge; None for the others).
-        params: τ, zero_division, context, function-call format and ``arg_tau``.
+        params: τ, zero_division, context and the task's own options.
         cache: the judge-call cache (default: read-write in the default directory).
         config_extra: more ``config.json`` entries (data file hashes, CLI arguments).
         progress_factory: progress-bar factory (see :data:`ProgressFactory`).
@@ -180,7 +182,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             [0, 1] (0 = no order-swap probe; :mod:`judge.probes.swap`). A
             :class:`judge.probes.repeat.Repeats` judge adds the repeat probe's summary.
         tau_samples: the calibration's bootstrap τ̂ values (``eval --tau-from``,
-            :func:`judge.calibration.taufile.tau_samples`): ``summary.bootstrap_tau`` then holds
+            :func:`judge.pipeline.taufile.tau_samples`): ``summary.bootstrap_tau`` then holds
             metric intervals resampling items *and* τ (:func:`judge.pipeline.uncertainty.
             joint_tau_cis`), beside the item-only ``summary.bootstrap``; tasks whose metrics
             cannot be re-matched at another τ get none.
@@ -212,15 +214,24 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                              bootstrap=bootstrap, seed=seed, swap=swap, max_usd=max_usd,
                              batch_api=batch_api, run_dir=run_dir)[0]
     if tau_samples:
-        t = get_task(task) if isinstance(task, str) else task
-        tau = (params or Params()).tau
-        if t.rescore(record, tau) is not None:
-            def rows_at(x: float) -> Any:
-                done = t.rescore(record, x)
-                assert done is not None
-                return done[0]
-
-            record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
-                rows_at, t.metrics_from_rows, len(record.item_rows()), tau_samples,
-                bootstrap, seed)
+        with_tau_cis(record, get_task(task) if isinstance(task, str) else task,
+                     (params or Params()).tau, tau_samples, bootstrap, seed)
     return record
+
+
+def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequence[float],
+                 bootstrap: int, seed: int) -> None:
+    """Add ``summary.bootstrap_tau`` to ``record``: metric intervals resampling items *and* τ
+    (the calibration's bootstrap τ̂ values, :func:`judge.pipeline.uncertainty.joint_tau_cis`),
+    for tasks whose metrics can be re-matched at another τ (others get none)."""
+    if not tau_samples or task.rescore(record, tau) is None:
+        return
+
+    def rows_at(x: float) -> Any:
+        done = task.rescore(record, x)
+        assert done is not None
+        return done[0]
+
+    record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
+        rows_at, task.metrics_from_rows, len(record.item_rows()), tau_samples, bootstrap,
+        seed)

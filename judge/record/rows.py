@@ -16,6 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.record.config import (
+    SCHEMA_VERSION,
+    CalibrationRef,
+    FieldSpec,
+    InputFile,
+    JudgeDescription,
+)
 from judge.verdict import Outcome
 
 
@@ -41,28 +48,45 @@ class RunConfig(_Open):
     """``config.json``: how the run was made.
 
     Attributes:
+        schema_version: the run-record schema (:data:`judge.record.config.SCHEMA_VERSION`; a
+            run written before versions is read as v0 and upgraded,
+            :func:`judge.record.config.upgrade_config`).
         created_at: ISO 8601 UTC time the run started.
         task: the task name (:data:`judge.tasks.registry.TASKS`).
         tau: τ in [0, 1] (meaningful for tasks that match with a threshold).
         context: task context given to prompt judges.
         zero_division: value of undefined ratios.
-        judge: the judge's description (``describe()``: id, backend, model, scorer, members…);
-            None when the task used no judge.
+        judge: the judge's description (:class:`~judge.record.config.JudgeDescription`: id,
+            backend, model, scorer, a panel's members…); None when the task used no judge.
         cache: ``{"directory", "mode"}`` of the judge-call cache.
         versions: package versions the numbers depend on (:mod:`judge.versions`).
+        command: the command line (empty for a Python-API run).
+        data, gold, functions: the input files (:class:`~judge.record.config.InputFile`;
+            ``data`` may be the in-run copy of records given in memory); None when not used.
+        fields: how the items were read (:class:`~judge.record.config.FieldSpec`).
+        tau_from: the calibration whose τ was used (:class:`~judge.record.config.CalibrationRef`).
+        task_options: the task's own options as given to it (function calls: format,
+            functions, arg_judge, arg_tau).
 
-    Extra fields written by the CLI: ``command``, ``data``/``gold``/``functions`` (path and
-    sha256), ``fields``, ``tau_from`` (calibration provenance), ``function_call_format``.
+    The task's own entries (``function_call_format``) are extra fields.
     """
 
+    schema_version: int = SCHEMA_VERSION
     created_at: str = ""
     task: str
     tau: float | None = None
     context: str = ""
     zero_division: float = 0.0
-    judge: dict[str, Any] | None = None
+    judge: JudgeDescription | None = None
     cache: dict[str, Any] = Field(default_factory=dict)
     versions: dict[str, Any] = Field(default_factory=dict)
+    command: list[str] = Field(default_factory=list)
+    data: InputFile | None = None
+    gold: InputFile | None = None
+    functions: InputFile | None = None
+    fields: FieldSpec | None = None
+    tau_from: CalibrationRef | None = None
+    task_options: dict[str, Any] = Field(default_factory=dict)
 
 
 class RunSummary(_Open):

@@ -55,7 +55,7 @@ class RunRecord(BaseModel):
     @property
     def judge_id(self) -> str | None:
         """The run's top-level judge id (None when it used no judge)."""
-        return (self.config.judge or {}).get("id")
+        return self.config.judge.id if self.config.judge is not None else None
 
     def item_rows(self) -> list[dict[str, Any]]:
         """The item rows as plain dicts (the form the task code reads)."""

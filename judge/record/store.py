@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from judge.errors import InputError
 from judge.record.atomic import atomic_dir, dumps
+from judge.record.config import upgrade_config
 from judge.record.runrecord import RunRecord
 from judge.record.verdictlog import VerdictLog
 
@@ -33,6 +34,10 @@ REPORT_FILE = "report.html"
 Renderer = Callable[[RunRecord, str, IO[str]], None]
 """``(record, run name, text stream) -> None``: writes one file of the run rendered from the
 record (the audit report: :data:`judge.runs.report.RENDERERS`)."""
+INPUT_FILE = "inputs.jsonl"
+"""The records a Python-API run was given in memory, written into its run directory by the
+pipeline so ``rescore`` and ``export`` can read them again (``config.json``'s ``data`` entry
+names it with ``"in_run": true``); an input, never an extra file."""
 AUDIT_FILES = ("report.jsonl",)
 """JSONL files ``simjudge audit`` may write into a run directory: never read as extra files."""
 
@@ -54,9 +59,16 @@ def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
         extra: more JSONL files by name (``disagreements.jsonl``…).
         path: the run directory, if any.
 
+    A ``config`` of an earlier schema version is upgraded (v0: no ``schema_version``;
+    :func:`judge.record.config.upgrade_config`).
+
     Raises:
         pydantic.ValidationError: a part without a required field or with a mistyped one.
+        InputError: a ``schema_version`` newer than this simjudge reads (field named).
     """
+    if isinstance(config, Mapping):
+        where = Path(path) / "config.json" if path is not None else None
+        config = upgrade_config(config, where)
     return RunRecord.model_validate({
         "config": config, "summary": summary, "items": item_rows, "verdicts": verdict_rows,
         "extra": dict(extra or {}), "path": Path(path) if path is not None else None})
@@ -65,7 +77,7 @@ def record_from_parts(config: Mapping[str, Any], summary: Mapping[str, Any],
 def _check_extra_names(names: Iterable[str]) -> None:
     for name in names:
         if (not name.endswith(".jsonl") or Path(name).name != name or name.startswith(".")
-                or name in RUN_FILES or name in AUDIT_FILES):
+                or name in RUN_FILES or name in AUDIT_FILES or name == INPUT_FILE):
             raise ValueError(f"extra run file {name!r}: expected a plain NAME.jsonl other than "
                              f"{', '.join(RUN_FILES + AUDIT_FILES)}")
 
@@ -165,7 +177,8 @@ def load_run(path: str | Path) -> RunRecord:
     """Read a run directory written by ``simjudge eval`` (this version or an earlier one).
 
     Every ``*.jsonl`` file besides ``items.jsonl`` and ``verdicts.jsonl`` (and the audit's
-    ``report.jsonl``) becomes an entry of ``record.extra``.
+    ``report.jsonl``, the in-run input copy :data:`INPUT_FILE`) becomes an entry of
+    ``record.extra``.
 
     Raises:
         InputError: a missing run file ("not a run directory"), malformed JSON, or a row or
@@ -181,7 +194,8 @@ def load_run(path: str | Path) -> RunRecord:
         extra: dict[str, list[Any]] = {}
         extra_lines: dict[str, list[int]] = {}
         for f in sorted(p.glob("*.jsonl")):
-            if f.name not in RUN_FILES and f.name not in AUDIT_FILES and f.is_file():
+            if (f.name not in RUN_FILES and f.name not in AUDIT_FILES and f.name != INPUT_FILE
+                    and f.is_file()):
                 extra[f.name], extra_lines[f.name] = _jsonl(f)
     except OSError as exc:
         raise InputError(f"not a run directory: {exc}", p) from None

@@ -65,19 +65,18 @@ def _number(v: Any) -> bool:
 
 def _header(record: RunRecord, uses_tau: bool) -> dict[str, Any]:
     cfg, summ = record.config, record.summary
-    judge = cfg.judge or {}
-    members = judge.get("members") or ([judge] if judge else [])
-    data = cfg.get("data") or {}
+    judge = cfg.judge
+    members = judge.judges() if judge is not None else []
     metrics = summ.metrics
     return {
         "run": record.path.name if record.path is not None else "run", "task": record.task,
-        "created_at": cfg.created_at, "data": data.get("path"),
-        "data_sha256": data.get("sha256"), "tau": cfg.tau, "uses_tau": uses_tau,
-        "judge": judge.get("id"), "vote": judge.get("vote"),
-        "judges": [{"id": m.get("id"), "backend": m.get("backend"),
-                    "scorer": m.get("scorer") or m.get("method"),
-                    "template_sha256": m.get("template_sha256", ""),
-                    "model": m.get("model")} for m in members],
+        "created_at": cfg.created_at, "data": cfg.data.path if cfg.data else None,
+        "data_sha256": cfg.data.sha256 if cfg.data else None, "tau": cfg.tau,
+        "uses_tau": uses_tau,
+        "judge": judge.id if judge else None, "vote": judge.vote if judge else None,
+        "judges": [{"id": m.id, "backend": m.backend, "scorer": m.scorer or m.method,
+                    "template_sha256": m.template_sha256 or "", "model": m.model}
+                   for m in members],
         "metrics": metrics, "ci95": summ.bootstrap.get("ci95", {}),
         # counts (tp, n_pred, eval_size…) are shown as integers, every other number rounded
         "int_metrics": [k for k, v in metrics.items() if isinstance(v, int)

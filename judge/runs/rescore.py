@@ -71,19 +71,18 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     if not 0.0 <= tau <= 1.0:
         spelt = flag(name or "tau").lstrip("-")
         raise InputError(f"{spelt} must be in [0, 1], got {tau}", field=spelt)
-    judge = record.config.judge or {}
-    is_panel = judge.get("backend") == "panel"
-    if not is_panel and (rule is not None or quorum is not None):
+    judge = record.config.judge
+    if (judge is None or not judge.is_panel) and (rule is not None or quorum is not None):
         raise InputError("--vote and --quorum apply to panel runs only", record.path,
                          field="vote")
-    if is_panel:
-        rule = rule or judge["vote"]
-        quorum = judge["quorum"] if quorum is None else quorum
+    if judge is not None and judge.is_panel:
+        rule = rule or judge.vote
+        quorum = judge.quorum if quorum is None else quorum
         if rule not in VOTES:
             raise InputError(f"unknown vote {rule!r}; expected one of {', '.join(VOTES)}",
                              field="vote")
-        if not 1 <= quorum <= len(judge["members"]):
-            raise InputError(f"quorum must be 1..{len(judge['members'])}", field="quorum")
+        if quorum is None or not 1 <= quorum <= len(judge.members):
+            raise InputError(f"quorum must be 1..{len(judge.members)}", field="quorum")
     done = task.rescore(record, tau, rule, quorum)
     if done is None:
         raise InputError(f"task {record.task!r} cannot be re-scored: its metrics do not depend "

@@ -32,6 +32,7 @@ from judge.errors import InputError, flag
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
 from judge.tasks.inputs import Source, run_source
 from judge.tasks.judged import Judged, Rows
+from judge.tasks.options import NoOptions
 from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
@@ -55,19 +56,18 @@ class Params:
         zero_division: value of an undefined ratio (0/0): 0.0, 1.0 or NaN (as scikit-learn's
             ``zero_division``).
         context: task context handed to prompt judges (e.g. ``"IFPUG ILF names"``).
-        fc_format: function calls: ``seed``, ``openai`` or ``bfcl``.
-        arg_tau: function calls: argument values judged equivalent when the score is > arg_tau.
+        options: the task's own options (an instance of its :attr:`Task.Options`, validated by
+            :func:`judge.tasks.options.task_options`); None = the task's defaults.
     """
 
     tau: float = 0.7
     zero_division: float = 0.0
     context: str = ""
-    fc_format: str = "seed"
-    arg_tau: float = 0.7
+    options: Any = None
 
     def __post_init__(self) -> None:
-        """Raises :class:`InputError` for τ or arg_tau outside [0, 1]."""
-        for name in ("tau", "arg_tau"):
+        """Raises :class:`InputError` for τ outside [0, 1]."""
+        for name in ("tau",):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.0 <= v <= 1.0:
                 raise InputError(f"{name} must be in [0, 1], got {v!r}",
@@ -120,6 +120,9 @@ class Task(abc.ABC):
     """
 
     name: ClassVar[str]
+    Options: ClassVar[type] = NoOptions
+    """The task's own options: a frozen dataclass (:mod:`judge.tasks.options`), listed in
+    :data:`judge.tasks.registry.TASK_OPTIONS` when it has fields."""
     summary: ClassVar[str] = ""
     default_fields: ClassVar[tuple[str, str]] = ("pred", "truth")
     extractors: ClassVar[tuple[Extractor, Extractor] | None] = None
@@ -136,6 +139,12 @@ class Task(abc.ABC):
         "macro_f1", "macro_precision", "macro_recall", "micro_precision", "micro_recall",
         "micro_f1")
 
+    @property
+    def threshold_label(self) -> str:
+        """How :attr:`threshold` is named for people: ``τ``, or ``arg τ`` for function calls'
+        argument threshold (:data:`THRESHOLD_LABELS`)."""
+        return THRESHOLD_LABELS.get(self.threshold or "tau", "τ")
+
     def run_tau(self, record: RunRecord) -> float | None:
         """The threshold the run used for what :meth:`rescore` varies (default
         ``config.json``'s ``tau``; None for a task without one)."""
@@ -146,8 +155,14 @@ class Task(abc.ABC):
             else None
 
     # ------------------------------------------------------------------ input
-    def load(self, source: Source) -> list[Item]:
-        """Read ``source`` into items.
+    def options(self, params: Params) -> Any:
+        """The run's options of this task: ``params.options``, or the defaults of
+        :attr:`Options` when none were given."""
+        return params.options if isinstance(params.options, self.Options) else self.Options()
+
+    def load(self, source: Source, options: Any = None) -> list[Item]:
+        """Read ``source`` into items (``options``: the task's :attr:`Options`, for tasks
+        whose reading depends on them; ignored by default).
 
         Raises:
             InputError: bad input (file, line and field named): a missing or mistyped field, a

@@ -31,6 +31,7 @@ from judge.tasks.arguments import (
 from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
 from judge.tasks.fccalls import FORMATS, checkable
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
+from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.views import calls_view
 from metrics import fc_score_items
 from metrics.fc_check import ERROR_TYPES, check_item, names_match
@@ -43,8 +44,8 @@ DEFAULT_FIELDS = ("pred_fn", "gold_fn")
 SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
 
 
-def load_fc_items(source: Source) -> list[Item]:
-    """Items of a function-call evaluation in the given format.
+def load_fc_items(source: Source, options: FunctionCallOptions | None = None) -> list[Item]:
+    """Items of a function-call evaluation in ``options.format`` (default ``seed``).
 
     Ids as :func:`judge.items.items_from_records` (default ``id`` when the records carry it;
     BFCL always joins on ``id``). ``max_chars``: longest string anywhere in a prediction or gold
@@ -53,7 +54,8 @@ def load_fc_items(source: Source) -> list[Item]:
     Raises:
         InputError: unknown format, missing --gold/--functions for BFCL, or bad records.
     """
-    fmt, gold, functions, max_chars = source.fmt, source.gold, source.functions, source.max_chars
+    opts = options or FunctionCallOptions()
+    fmt, gold, functions, max_chars = opts.format, source.gold, opts.functions, source.max_chars
     if fmt not in FORMATS:
         raise InputError(f"unknown function-call format {fmt!r}; expected one of "
                          f"{', '.join(FORMATS)}", field="format")
@@ -136,10 +138,11 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
 
 
 @functools.lru_cache(maxsize=4)
-def _load_once(task: Task, source: Source) -> list[Item]:
-    """``task.load(source)``, kept for the next call with the same source (``calibrate --run``
-    re-scores one run at 100 thresholds); the sources are sha256-checked before each call."""
-    return task.load(source)
+def _load_once(task: Task, source: Source, options: FunctionCallOptions) -> list[Item]:
+    """``task.load(source, options)``, kept for the next call with the same source
+    (``calibrate --run`` re-scores one run at 100 thresholds); the sources are sha256-checked
+    before each call."""
+    return task.load(source, options)
 
 
 def _shown_pred(item: Item, fmt: str, decoded: list[dict[str, Any]] | None) -> Any:
@@ -169,14 +172,16 @@ class FunctionCallTask(Task):
     default_fields = DEFAULT_FIELDS
     extractors = (io.call_list, io.call_list)
     judge_role = "arg_judge"
+    Options = FunctionCallOptions
 
-    def load(self, source: Source) -> list[Item]:
-        """Items in ``source.fmt`` (:func:`load_fc_items`).
+    def load(self, source: Source, options: Any = None) -> list[Item]:
+        """Items in ``options.format`` (:func:`load_fc_items`).
 
         Raises:
             InputError: see :func:`load_fc_items`.
         """
-        return load_fc_items(source)
+        return load_fc_items(source, options if isinstance(options, FunctionCallOptions)
+                             else None)
 
     async def judge(self, items: Sequence[Item], judge: Judge | None, ctx: JudgeContext,
                     params: Params) -> Judged:
@@ -184,13 +189,14 @@ class FunctionCallTask(Task):
         parameter (:func:`judge.tasks.arguments.judge_arguments`); without one: nothing."""
         if judge is None:
             return Judged()
-        equivalent, verdicts = await judge_arguments(items, params.fc_format, judge, ctx,
-                                                     params.arg_tau)
+        opts = self.options(params)
+        equivalent, verdicts = await judge_arguments(items, opts.format, judge, ctx,
+                                                     opts.arg_tau)
         from judge.record.verdictlog import VerdictLog
 
         return Judged(log=VerdictLog.memory(v.model_dump() for v in verdicts),
                       objects=list(verdicts),
-                      accounting={"arg_judge": {"id": judge.id, "tau": params.arg_tau,
+                      accounting={"arg_judge": {"id": judge.id, "tau": opts.arg_tau,
                                                 "pairs_judged": len(verdicts)}},
                       data=equivalent)
 
@@ -202,7 +208,7 @@ class FunctionCallTask(Task):
         from judge.tasks.arguments import argument_context, argument_pairs
 
         groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for f, p, v, a in argument_pairs(items, params.fc_format):
+        for f, p, v, a in argument_pairs(items, self.options(params).format):
             pairs = groups.setdefault((f, p), [])
             if (v, a) not in pairs:
                 pairs.append((v, a))
@@ -210,12 +216,12 @@ class FunctionCallTask(Task):
 
     def config_entries(self, params: Params) -> dict[str, Any]:
         """``{"function_call_format": …}`` for ``config.json``."""
-        return {"function_call_format": params.fc_format}
+        return {"function_call_format": self.options(params).format}
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[Rows, dict[str, Any]]:
         """See :func:`score_function_call`."""
-        return score_function_call(items, params.fc_format, judged.data)
+        return score_function_call(items, self.options(params).format, judged.data)
 
     def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         """Accuracy (share of correct items) and the means of seed 003's metrics."""
@@ -247,9 +253,12 @@ class FunctionCallTask(Task):
             InputError: an input file of the run is missing or changed since the run.
         """
         from judge.tasks.arguments import equivalence
-        from judge.tasks.inputs import run_source
+        from judge.tasks.inputs import run_input, run_source
 
-        items = _load_once(self, run_source(record))
+        fmt = str(record.config.model_dump().get("function_call_format") or "seed")
+        options = FunctionCallOptions(format=fmt,  # type: ignore[arg-type]
+                                      functions=run_input(record, "functions"))
+        items = _load_once(self, run_source(record), options)
         equivalent = None
         if self.run_tau(record) is not None:
             equivalent = equivalence(
@@ -257,8 +266,7 @@ class FunctionCallTask(Task):
                   str(v.get("outcome", "ok")), v.get("score"))
                  for v in record.verdict_rows() if "function" in v and "parameter" in v),
                 tau)
-        rows, metrics = score_function_call(items, str(record.config.model_dump().get(
-            "function_call_format") or "seed"), equivalent)
+        rows, metrics = score_function_call(items, fmt, equivalent)
         return rows, {"arg_tau": tau if equivalent is not None else None, **metrics}
 
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,13 +5,14 @@ reproducibility bundle (``simjudge export``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import InputError
 from judge.io import file_sha256
 from judge.items import DEFAULT_MAX_CHARS
+from judge.record.config import FieldSpec, InputFile
 from judge.record.runrecord import RunRecord
 
 
@@ -27,8 +28,6 @@ class Source:
         id_fields: field(s) identifying an item; () = ``id`` when the records carry it, else
             the position (see :func:`judge.items.resolve_id_fields`).
         where: ``FIELD=VALUE`` filters on the records.
-        fmt: function calls only: ``seed``, ``openai`` (tool_calls) or ``bfcl``.
-        functions: BFCL only: the question file holding the function schemas.
         max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
             (0 = no limit); a longer one is bad input, never truncated.
     """
@@ -39,12 +38,12 @@ class Source:
     truth_field: str | None = None
     id_fields: tuple[str, ...] = ()
     where: tuple[str, ...] = ()
-    fmt: str = "seed"
-    functions: Path | None = None
     max_chars: int = DEFAULT_MAX_CHARS
 
 ROLES = ("data", "gold", "functions", "tau_from")
-"""The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files."""
+"""The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files. An entry with
+``"in_run": true`` names a file inside the run directory itself: the records a Python-API run
+was given in memory, written there by the pipeline (:data:`judge.record.store.INPUT_FILE`)."""
 NOT_FOUND = "not found"
 CHANGED = "changed since the run (sha256 differs)"
 
@@ -71,43 +70,57 @@ def locate_input(record: RunRecord, role: str, bases: Sequence[Path]
     """The run's input file of ``role`` (one of :data:`ROLES`): ``(path, None)`` when it exists
     with the recorded sha256, ``(path, NOT_FOUND | CHANGED)`` when not, ``(None, None)`` when
     the run had no such file."""
-    entry = record.config.model_dump().get(role)
-    if not isinstance(entry, Mapping) or not entry.get("path"):
+    entry: InputFile | None = getattr(record.config, role)
+    if entry is None or not entry.path:
         return None, None
-    path = resolve(str(entry["path"]), bases)
+    if entry.in_run:
+        if record.path is None:
+            return Path(entry.path), NOT_FOUND
+        path = Path(record.path) / entry.path
+    else:
+        path = resolve(entry.path, bases)
     if not path.is_file():
         return path, NOT_FOUND
-    if entry.get("sha256") and file_sha256(path) != entry["sha256"]:
+    if entry.sha256 and file_sha256(path) != entry.sha256:
         return path, CHANGED
     return path, None
 
 
+def run_input(record: RunRecord, role: str) -> Path | None:
+    """The run's input file of ``role`` (one of :data:`ROLES`), found again (relative paths
+    taken from the current folder, then the run directory's parent; ``in_run`` entries inside
+    the run directory) and checked against its recorded sha256; None when the run had none.
+
+    Raises:
+        InputError: (field = ``role``) the file is missing or differs from the sha256 recorded.
+    """
+    path, problem = locate_input(record, role, run_bases(record))
+    if problem == NOT_FOUND:
+        recorded = getattr(record.config, role).path
+        raise InputError(f"the run's {role} file {recorded} is not found (run "
+                         "from the folder the run was made in)", record.path, field=role)
+    if problem == CHANGED:
+        raise InputError(f"the run's {role} file {path} {CHANGED}: re-scoring it would "
+                         "not be this run", record.path, field=role)
+    return path
+
+
 def run_source(record: RunRecord) -> Source:
-    """The :class:`~judge.tasks.base.Source` the run was evaluated from: its data, gold and
-    functions files (relative paths taken from the current folder, then the run directory's
-    parent), fields, id fields, filters and function-call format, from ``config.json``; no
-    length limit (the run already accepted the data).
+    """The :class:`Source` the run was evaluated from: its data and gold files
+    (:func:`run_input`), fields, id fields and filters, from ``config.json``; no length limit
+    (the run already accepted the data). A task's own input options (function calls' format
+    and functions file) are the task's to read back (:func:`run_input`).
 
     Raises:
         InputError: a file the run used is missing or differs from the sha256 recorded
-            (field named: ``data``, ``gold`` or ``functions``).
+            (field named: ``data`` or ``gold``); a run with no data file recorded (made from
+            :class:`~judge.items.Item` objects in memory).
     """
-    cfg = record.config.model_dump()
-    bases = run_bases(record)
-    paths: dict[str, Path | None] = {}
-    for role in ("data", "gold", "functions"):
-        path, problem = locate_input(record, role, bases)
-        if problem == NOT_FOUND:
-            raise InputError(f"the run's {role} file {cfg[role]['path']} is not found (run "
-                             "from the folder the run was made in)", record.path, field=role)
-        if problem == CHANGED:
-            raise InputError(f"the run's {role} file {path} {CHANGED}: re-scoring it would "
-                             "not be this run", record.path, field=role)
-        paths[role] = path
-    data = paths["data"]
+    data, gold = run_input(record, "data"), run_input(record, "gold")
     if data is None:
-        raise InputError("config.json records no data file", record.path, field="data")
-    fields = cfg.get("fields") or {}
-    return Source(data, paths["gold"], fields.get("pred"), fields.get("truth"),
-                  tuple(fields.get("id") or ()), tuple(fields.get("where") or ()),
-                  str(cfg.get("function_call_format") or "seed"), paths["functions"], 0)
+        raise InputError("config.json records no data file (the run was made from Item "
+                         "objects in memory, which are not recorded)", record.path,
+                         field="data")
+    fields = record.config.fields or FieldSpec()
+    return Source(data, gold, fields.pred, fields.truth, tuple(fields.id), tuple(fields.where),
+                  0)

@@ -51,7 +51,7 @@ class RankingTask(Task):
     summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
     no_judge_reason = "it scores a TREC run against qrels"
 
-    def load(self, source: Source) -> list[Item]:
+    def load(self, source: Source, options: Any = None) -> list[Item]:
         """Read the TREC run (``source.data``) and qrels (``source.gold``, required).
 
         Raises:

@@ -96,13 +96,14 @@ class SelectionTask(Task):
         rows = record.item_rows()
         if not rows or "scores" not in rows[0]:
             return None
-        judge = record.config.judge or {}
-        if judge.get("backend") == "panel":
-            members = [m["id"] for m in judge["members"]]
-            scores, scoped = member_scores(record.verdict_rows(), judge["id"])
+        judge = record.config.judge
+        if judge is not None and judge.is_panel:
+            members = [m.id for m in judge.members]
+            scores, scoped = member_scores(record.verdict_rows(), judge.id)
             matrices = [revoted_matrix(r["pred"], r["truth"], r["id"] if scoped else None,
-                                       scores, members, rule or judge["vote"],
-                                       judge["quorum"] if quorum is None else quorum, tau)
+                                       scores, members, rule or str(judge.vote),
+                                       (judge.quorum or 1) if quorum is None else quorum,
+                                       tau)
                         for r in rows]
         else:
             matrices = [stored_matrix(r) for r in rows]

@@ -258,10 +258,13 @@ class SpansTask(Task):
         rows = record.item_rows()
         if not rows or "types" not in rows[0]:
             return None
-        judge = record.config.judge or {}
-        panel = judge.get("backend") == "panel"
-        members = [m["id"] for m in judge.get("members", [])]
-        scores, scoped = member_scores(record.verdict_rows(), judge["id"]) if panel else ({}, False)
+        judge = record.config.judge
+        panel = judge is not None and judge.is_panel
+        members = [m.id for m in judge.members] if judge is not None else []
+        vote = rule or (judge.vote if judge is not None else None) or "mean"
+        quorum = quorum if quorum is not None else (judge.quorum if judge is not None else 1)
+        scores, scoped = (member_scores(record.verdict_rows(), judge.id)
+                          if judge is not None and panel else ({}, False))
         zd = float(record.config.zero_division)
         out = []
         for r in rows:
@@ -269,8 +272,7 @@ class SpansTask(Task):
             for t in r["types"]:
                 g = _group(0, t["type"], _spans_of(t, "pred"), _spans_of(t, "truth"))
                 m = (revoted_matrix(t["pred"], t["truth"], r["id"] if scoped else None, scores,
-                                    members, rule or judge["vote"],
-                                    judge["quorum"] if quorum is None else quorum, tau)
+                                    members, vote, quorum or 1, tau)
                      if panel else stored_matrix(t))
                 full = _full(g, m[np.ix_(g.rest_p, g.rest_t)])
                 ids = {(i, j): record.judge_id for i in g.rest_p for j in g.rest_t}

@@ -12,20 +12,22 @@ import pytest
 from judge.errors import InputError
 from judge.pipeline.evaluate import run_evaluation
 from judge.tasks.base import Params, Source, Task
+from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.registry import TASKS, get_task, task_names
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 
 # one example per task: (Source, judge spec or None); the numbers are in examples/README.md
-EXAMPLES: dict[str, tuple[Source, str | None]] = {
+EXAMPLES: dict[str, tuple[Source, str | None]] = {  # function calls: OPTIONS below
     "selection": (Source(EX / "glossary_en_zh.jsonl"), "lexical"),
     "judgment": (Source(EX / "judgment_term_translation.jsonl"), None),
     "generation": (Source(EX / "generation_short_answers.jsonl"), None),
     "multilabel": (Source(EX / "multilabel_support_tickets.jsonl"), None),
     "ranking": (Source(EX / "ranking_trec.run", gold=EX / "ranking_trec.qrels"), None),
-    "function-call": (Source(EX / "function_call_openai.jsonl", fmt="openai"), None),
+    "function-call": (Source(EX / "function_call_openai.jsonl"), None),
 }
+OPTIONS = {"function-call": FunctionCallOptions(format="openai")}
 
 
 def test_registry_names_and_unknown_task() -> None:
@@ -47,9 +49,9 @@ def test_metrics_from_rows_reproduces_the_summary(name: str, tmp_path: Path) -> 
 
     source, spec = EXAMPLES[name]
     task = get_task(name)
-    items = task.load(source)
+    items = task.load(source, OPTIONS.get(name))
     judge = parse_judge_spec(spec) if spec else None
-    record = run_evaluation(items, task, judge, Params(fc_format=source.fmt),
+    record = run_evaluation(items, task, judge, Params(options=OPTIONS.get(name)),
                             cache=JudgeCache(tmp_path / "c"), bootstrap=0)
     again = task.metrics_from_rows(record.item_rows())
     assert again and set(again) <= set(record.summary.metrics)
@@ -64,7 +66,8 @@ def test_hand_derived_dataset_values(tmp_path: Path) -> None:
 
         task = get_task(name)
         source, _ = EXAMPLES[name]
-        return run_evaluation(task.load(source), task, None, Params(fc_format=source.fmt),
+        return run_evaluation(task.load(source, OPTIONS.get(name)), task, None,
+                              Params(options=OPTIONS.get(name)),
                               cache=JudgeCache(tmp_path / "c"), bootstrap=0).item_rows()
 
     m = get_task("judgment").metrics_from_rows(rows("judgment"))

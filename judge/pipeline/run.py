@@ -1,0 +1,252 @@
+"""The one entry point of an evaluation: :func:`run` (``EvalConfig`` → ``RunRecord``), shared by
+``simjudge eval`` and the Python API :func:`judge.evaluate`.
+
+Order, so that bad input fails (exit 2 on the command line) before any judge call and before
+anything is written: every option is checked and the judges are built; the items are loaded
+and checked; the output directory is checked; then the judges are called, the items scored
+and the run written atomically. The run's input provenance (files and their sha256, fields,
+the command; records given in memory copied into the run directory) is recorded here, for the
+command line and the Python API alike, so ``rescore`` and ``export`` work on either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+from judge.cache import JudgeCache
+from judge.errors import InputError
+from judge.items import Item, check_items
+from judge.judges.base import Judge
+from judge.pipeline.checks import check_judge_use, check_max_chars, check_min, parse_probe
+from judge.pipeline.config import EvalConfig
+from judge.pipeline.evaluate import ProgressFactory, check_probes, evaluate_judged, with_tau_cis
+from judge.record.runrecord import RunRecord
+from judge.record.store import INPUT_FILE, Renderer, write_run
+from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.options import options_dict, task_options
+from judge.tasks.registry import get_task, option_owners, options_model
+
+
+def build_judge(config: EvalConfig, task: Task, options: Any
+                ) -> tuple[Judge | None, float, dict[str, Any] | None]:
+    """The task's judge (several: a :class:`~judge.judges.panel.Panel`; repeats wrapped), the
+    τ to use and its calibration provenance (``tau_from``), built — so checked — before any
+    data is read.
+
+    Raises:
+        InputError: a bad judge spec or judges file, a bad vote or quorum, ``tau_from`` for a
+            task without τ or a calibration without this judge.
+    """
+    from judge.judges.judgesfile import build_judges
+    from judge.judges.options import JudgeOptions
+    from judge.judges.panel import Panel
+    from judge.judges.registry import parse_judge_spec
+    from judge.pipeline.taufile import tau_from_calibration
+    from judge.probes.repeat import repeated
+
+    tau, calibration = config.tau, None
+    jopts = config.judge_options or JudgeOptions()
+    if config.tau_from is not None and not task.uses_tau:
+        raise InputError(f"--tau-from is not used by --task {task.name} (τ applies to "
+                         "selection matching; for function calls use --arg-tau)",
+                         field="tau-from")
+    if task.judge_role == "arg_judge":
+        spec = getattr(options, "arg_judge", None)
+        if spec is None:  # a Judge object given by the Python API, or none
+            return next((j for j in config.judges if not isinstance(j, str)), None), tau, None
+        return parse_judge_spec(spec, replace(jopts, scorer="argument_equivalence@v1")
+                                ), tau, None
+    if task.judge_role != "judge":
+        return None, tau, None
+    specs = [j for j in config.judges if isinstance(j, str)]
+    given = [j for j in config.judges if not isinstance(j, str)]
+    judges = [*given, *build_judges(specs, config.judges_file, jopts)] if (
+        specs or not given or config.judges_file) else given
+    try:
+        judge = judges[0] if len(judges) == 1 else Panel(judges, config.vote, config.quorum,
+                                                         tau)
+    except ValueError as exc:
+        raise InputError(str(exc), field="judge") from None
+    if config.tau_from is not None:  # τ calibrated for this judge (a panel: under its own id)
+        tau, calibration = tau_from_calibration(config.tau_from, judge.id)
+        if isinstance(judge, Panel):
+            judge.tau = tau
+    return repeated(judge, config.repeats, config.vote, config.quorum, tau), tau, calibration
+
+
+def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
+    """The items of ``config``: read from its files, or from the records given in memory.
+
+    Raises:
+        InputError: bad input, the file, line (``<items>:N`` in memory) and field named.
+    """
+    if config.records is None:
+        if config.data is None:
+            raise InputError("no input: give a data file or records", field="data")
+        return task.load(Source(Path(config.data), config.gold, config.pred_field,
+                                config.truth_field, tuple(config.id_fields),
+                                tuple(config.where), config.max_chars), options)
+    records = list(config.records)
+    if records and isinstance(records[0], Item):
+        items = [i for i in records if isinstance(i, Item)]
+        if len(items) != len(records):
+            raise InputError("mix of Item objects and dicts in items", field="items")
+        check_items(items, config.max_chars)
+        return items
+    return task.from_dicts(records, config.pred_field, config.truth_field,
+                           tuple(config.id_fields), max_chars=config.max_chars)
+
+
+def _records_text(records: list[Any]) -> str:
+    """The records given in memory as JSONL (the in-run input copy).
+
+    Raises:
+        InputError: a record that is not JSON-serialisable (it could not be read again).
+    """
+    try:
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"records must be JSON-serialisable to be recorded with the run: {exc}",
+                         field="items") from None
+
+
+def provenance(config: EvalConfig, task: Task, options: Any,
+               calibration: dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
+    """``config.json``'s input provenance and, for dict records given in memory, the JSONL text
+    of the in-run copy (None otherwise).
+
+    Entries: ``command``; ``data``/``gold`` and the task's file options (``functions``) as
+    ``{"path", "sha256"}`` (a copy in the run directory: ``{"path": "inputs.jsonl", "sha256",
+    "in_run": true}``); ``fields`` ``{"pred", "truth", "id", "where"}``; ``tau_from``; the
+    task's options (``task_options``) and the task's own entries (``function_call_format``).
+    """
+    from judge.io import file_sha256
+
+    entries: dict[str, Any] = {"command": list(config.command)}
+    copy = None
+    if config.records is not None:
+        records = list(config.records)
+        if not (records and isinstance(records[0], Item)):
+            copy = _records_text(records)
+            digest = hashlib.sha256(copy.encode("utf-8")).hexdigest()
+            entries["data"] = {"path": INPUT_FILE, "sha256": digest, "in_run": True}
+    elif config.data is not None:
+        entries["data"] = {"path": str(config.data), "sha256": file_sha256(config.data)}
+    functions = getattr(options, "functions", None)
+    entries["functions"] = ({"path": str(functions), "sha256": file_sha256(functions)}
+                            if functions else None)
+    entries["gold"] = ({"path": str(config.gold), "sha256": file_sha256(config.gold)}
+                       if config.gold else None)
+    entries["fields"] = {"pred": config.pred_field, "truth": config.truth_field,
+                         "id": list(config.id_fields), "where": list(config.where)}
+    entries["tau_from"] = calibration
+    opts = options_dict(options)
+    if opts:
+        entries["task_options"] = opts
+    return entries, copy
+
+
+def run(config: EvalConfig, renderers: Mapping[str, Renderer] | None = None,
+        progress_factory: ProgressFactory | None = None) -> RunRecord | dict[str, Any]:
+    """Check, judge, score and (with ``config.out_dir``) write one evaluation: the record of
+    :func:`run_judged`."""
+    return run_judged(config, renderers, progress_factory)[0]
+
+
+def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = None,
+               progress_factory: ProgressFactory | None = None
+               ) -> tuple[RunRecord | dict[str, Any], Judged | None]:
+    """Check, judge, score and (with ``config.out_dir``) write one evaluation.
+
+    Args:
+        config: the evaluation (:class:`~judge.pipeline.config.EvalConfig`).
+        renderers: files rendered into the run directory from the record (``simjudge eval``
+            and :func:`judge.evaluate` pass :data:`judge.runs.report.RENDERERS`).
+        progress_factory: progress-bar factory (:data:`judge.pipeline.evaluate.ProgressFactory`).
+
+    Returns:
+        ``(record, judged)``: the :class:`~judge.record.runrecord.RunRecord` (``path`` set when
+        written) and the task's :class:`~judge.tasks.base.Judged` (verdict objects and
+        similarity matrices, for the Python API); with ``config.dry_run`` the estimate of
+        :func:`judge.pipeline.dryrun.dry_run` and None.
+
+    Raises:
+        InputError: any bad option or input — before any judge call or write.
+        judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
+        judge.errors.BatchPendingError: ``batch_api`` lost track of a running batch.
+        OSError: the disk refused a write (:class:`judge.cache.CacheStorageError`,
+            :class:`judge.record.atomic.RunWriteError`).
+    """
+    from judge.pipeline.checks import check_cache_mode
+    from judge.pipeline.dryrun import check_budget, dry_run
+    from judge.pipeline.taufile import tau_samples
+    from judge.record.atomic import prepare_out_dir
+
+    task = get_task(config.task)
+    if not 0.0 <= config.tau <= 1.0:  # NaN included
+        raise InputError(f"tau must be in [0, 1], got {config.tau}", field="tau")
+    check_cache_mode(config.cache_mode)
+    check_max_chars(config.max_chars)
+    options = task_options(options_model(task.name), config.task_options, task.name,
+                           option_owners())
+    check_judge_use(task, any(isinstance(j, str) for j in config.judges),
+                    config.judges_file is not None, False)
+    check_min("quorum", config.quorum, 1)
+    check_min("bootstrap", config.bootstrap, 0, " (0 = no CIs)")
+    swap = parse_probe(list(config.probes))
+    check_min("repeats", config.repeats, 1)
+    judge, tau, calibration = build_judge(config, task, options)
+    samples = None
+    if calibration is not None and config.tau_from is not None:
+        samples = tau_samples(config.tau_from, calibration["judge"])
+        calibration["tau_samples"] = len(samples or [])
+    if config.repeats > 1 and judge is None:
+        raise InputError(f"--repeats needs a judge, and --task {task.name} uses none here",
+                         field="repeats")
+    check_probes(task, judge, swap)
+    check_budget(judge, config.max_usd)
+    items = load_items(config, task, options)
+    params = Params(tau=tau, zero_division=config.zero_division, context=config.context,
+                    options=options)
+    if config.dry_run:  # estimate, call nothing, write nothing
+        return dry_run(task, judge, items, params, JudgeCache(config.cache_dir, "read-only"),
+                       batch_api=config.batch_api), None
+    extra, copy = provenance(config, task, options, calibration)
+    if config.out_dir is not None:
+        prepare_out_dir(Path(config.out_dir), config.overwrite)  # before any judge call
+    cache = JudgeCache(config.cache_dir, config.cache_mode)
+    try:
+        record, judged = evaluate_judged(
+            items, task, judge, params, cache=cache, config_extra=extra,
+            progress_factory=progress_factory, bootstrap=config.bootstrap, seed=config.seed,
+            swap=swap, max_usd=config.max_usd, batch_api=config.batch_api,
+            run_dir=Path(config.out_dir) if config.out_dir is not None else None)
+    finally:
+        cache.close()
+    if samples:
+        with_tau_cis(record, task, tau, samples, config.bootstrap, config.seed)
+    if config.out_dir is not None:
+        files = dict(renderers or {})
+        if copy is not None:
+            files[INPUT_FILE] = _writer(copy)
+        written = progress_factory(1, None, "writing") if progress_factory else None
+        record.path = write_run(record, Path(config.out_dir), config.overwrite,
+                                renderers=files)
+        if written is not None:
+            written(1)
+    return record, judged
+
+
+def _writer(text: str) -> Callable[[RunRecord, str, IO[str]], None]:
+    """A renderer that writes ``text`` as it is."""
+    def write(record: RunRecord, name: str, out: IO[str]) -> None:
+        out.write(text)
+    return write
+
+
+__all__ = ["EvalConfig", "build_judge", "load_items", "provenance", "run", "run_judged"]
