@@ -54,6 +54,9 @@ class Verdict(BaseModel):
             "0".."9" → probability, summing to 1) whose expectation / 9 is ``score``
             (:mod:`judge.judges.llm.grades`); None otherwise, and then left out of
             :meth:`model_dump`.
+        logprob_fallback: ``--score-mode logprob`` was asked for but the reply carried no
+            logprobs, so ``score`` is the sampled grade / 9 (counted in ``summary.json``'s
+            ``logprobs.fallback``); left out of :meth:`model_dump` when False.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -76,6 +79,7 @@ class Verdict(BaseModel):
     output_mode: str = ""
     cost_usd: float = Field(default=0.0, ge=0.0)
     distribution: dict[str, float] | None = None
+    logprob_fallback: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -94,6 +98,8 @@ class Verdict(BaseModel):
         data = handler(self)
         if isinstance(data, dict) and data.get("distribution", 0) is None:
             del data["distribution"]
+        if isinstance(data, dict) and data.get("logprob_fallback") is False:
+            del data["logprob_fallback"]  # only a grade verdict without logprobs says so
         return data
 
     @model_validator(mode="after")

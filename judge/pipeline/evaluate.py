@@ -145,13 +145,14 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
 def _logprob_counts(verdict_rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"logprobs": {"verdicts", "with_distribution", "fallback"}}`` when any verdict came
     from a grade scorer asked for logprobs (``--score-mode logprob``): ``fallback`` counts the
-    ``ok`` verdicts whose reply had no logprobs (score = the sampled grade); {} otherwise."""
+    ``ok`` verdicts whose reply had no logprobs (score = the sampled grade: the verdict's
+    ``logprob_fallback`` field, never its rationale's words); {} otherwise."""
     graded = with_dist = fallback = 0
     for r in verdict_rows:  # one pass, nothing kept: a large run's log is read from disk
         if r.get("outcome") == "ok" and "grade" in str(r.get("scorer", "")):
             dist = r.get("distribution")
             graded, with_dist = graded + 1, with_dist + (dist is not None)
-            fallback += dist is None and "fell back" in str(r.get("rationale", ""))
+            fallback += bool(r.get("logprob_fallback"))
     if not graded:
         return {}
     return {"logprobs": {"verdicts": graded, "with_distribution": with_dist, "fallback": fallback}}

@@ -143,6 +143,8 @@ class VerdictRow(_Open):
         rationale, raw: the judge's explanation and raw output.
         item_id: the item it was judged for (item-scoped judges), else None.
         member_of: the panel id, on a panel member's own verdict.
+        logprob_fallback: a grade verdict that asked for logprobs and got none (its score is
+            the sampled grade); absent (False) otherwise and in runs written before the field.
     """
 
     pred: str
@@ -154,3 +156,4 @@ class VerdictRow(_Open):
     raw: str = ""
     item_id: str | None = None
     member_of: str | None = None
+    logprob_fallback: bool = False

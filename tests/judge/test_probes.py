@@ -170,6 +170,22 @@ def test_server_without_logprobs_is_a_recorded_fallback(tmp_path: Path) -> None:
     assert all("distribution" not in r and "fell back" in r["rationale"] for r in rows)
     assert _summary(tmp_path)["logprobs"]["fallback"] == 15
     assert "15 fell back to the sampled grade" in " ".join(res.output.split())  # type: ignore[attr-defined]
+    assert all(r["logprob_fallback"] is True for r in rows)  # the count reads this field
+
+
+def test_fallbacks_are_counted_from_the_field_not_the_rationale() -> None:
+    """A verdict's words are the judge's (or the model's); only the field says fallback."""
+    from judge.pipeline.evaluate import _logprob_counts
+
+    grade = "entity_similarity_grade@v1"
+    rows = [  # 1: a real fallback; 2, 3: ok verdicts whose rationale merely says "fell back"
+        {"outcome": "ok", "scorer": grade, "rationale": "sampled", "logprob_fallback": True},
+        {"outcome": "ok", "scorer": grade, "rationale": "the model fell back to 7"},
+        {"outcome": "ok", "scorer": grade, "rationale": "it fell back", "distribution": None},
+        {"outcome": "ok", "scorer": grade, "rationale": "x", "distribution": {"7": 1.0}},
+    ]  # counting by the words gave 2 fallbacks (rows 2 and 3) and missed row 1
+    assert _logprob_counts(rows) == {"logprobs": {"verdicts": 4, "with_distribution": 1,
+                                                  "fallback": 1}}
 
 
 # ------------------------------------------------------------------ swap probe
@@ -238,7 +254,7 @@ def test_repeat_probe_catches_planted_noise(tmp_path: Path) -> None:
     # only the 4 first-letter pairs (0.9 ± 0.3) can cross τ 0.7; others stay in [0, 0.4]
     assert 1 <= rep["flips"] <= 4 and rep["flip_rate_ci95"][0] > 0
     assert rep["mean_sd"] > 0
-    assert rec.config.judge["method"] == "repeats@v1"  # type: ignore[index]
+    assert rec.config.judge is not None and rec.config.judge.method == "repeats@v1"
     d = report_data(rec)
     assert d["queues"]["unstable"] and len(d["queues"]["unstable"]) <= 15
     # at the run's τ, resamples and seed: the run's summary

@@ -259,8 +259,10 @@ class LLMJudge(Judge, abc.ABC):
                  distribution: dict[str, float] | None = None) -> Verdict:
         share = len(req.items)
         pred, truth = req.pair(item)
+        fallback = (outcome == "ok" and distribution is None and self.config.scorer.mode ==
+                    "grade" and bool(self.config.params.get("logprobs")))
         return Verdict(pred=pred, truth=truth, score=score, rationale=rationale,
-                       distribution=distribution,
+                       distribution=distribution, logprob_fallback=fallback,
                        outcome=outcome, raw=raw, judge_id=self.id, scorer=self.config.scorer.id,
                        template_sha256=self.config.scorer.template_sha256, cache_key=req.key,
                        latency_s=latency, tokens_in=tokens[0] // share,
