@@ -19,7 +19,13 @@ from metrics.agreement import (
     roc_auc,
     spearman,
 )
-from metrics.binary import BinaryScores, binary_scores, confusion_counts, scores_from_counts
+from metrics.binary import (
+    BinaryScores,
+    Confusion,
+    binary_scores,
+    confusion_counts,
+    scores_from_counts,
+)
 from metrics.fc_check import (
     CallCheck,
     ItemCheck,
@@ -88,6 +94,7 @@ __all__ = [
     "OBJECTIVES",
     "BinaryScores",
     "CallCheck",
+    "Confusion",
     "FuzzyAggregate",
     "FuzzyMatchResult",
     "ItemCheck",

@@ -8,7 +8,7 @@ F1 = 2TP / (2TP + FP + FN) follow scikit-learn's ``precision_recall_fscore_suppo
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class BinaryScores:
             positive.
         recall: TP / (TP + FN), in [0, 1]; ``zero_division`` when there is no positive label.
         f1: 2TP / (2TP + FP + FN), in [0, 1]; ``zero_division`` when TP + FP + FN = 0.
-        tp, tn, fp, fn: counts (non-negative ints).
+        tp, fp, fn, tn: counts (non-negative ints), in :class:`Confusion`'s order.
     """
 
     accuracy: float
@@ -33,28 +33,61 @@ class BinaryScores:
     recall: float
     f1: float
     tp: int
-    tn: int
     fp: int
     fn: int
+    tn: int
+
+    @property
+    def confusion(self) -> Confusion:
+        """The four counts as a :class:`Confusion`."""
+        return Confusion(self.tp, self.fp, self.fn, self.tn)
 
     def to_dict(self) -> dict[str, float | int]:
         """The fields as a plain ``dict`` (JSON-serialisable)."""
         return asdict(self)
 
 
-def confusion_counts(y_true: Any, y_pred: Any) -> tuple[int, int, int, int]:
-    """Count (TP, TN, FP, FN) for boolean labels.
+class Confusion(NamedTuple):
+    """The counts of a 2×2 confusion matrix, in simjudge's one order: TP, FP, FN, TN.
+
+    Every function of :mod:`metrics` and of calibration that takes or returns four counts
+    uses this order (as Cohen's κ and the threshold sweep's columns always did); read them by
+    name. scikit-learn's ``confusion_matrix(y, y_hat).ravel()`` is (TN, FP, FN, TP): the
+    same counts in another order.
+
+    Attributes:
+        tp: positives predicted positive; fp: negatives predicted positive; fn: positives
+            predicted negative; tn: negatives predicted negative (non-negative ints).
+    """
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @classmethod
+    def at(cls, scores: Any, labels: Any, tau: float) -> Confusion:
+        """The confusion of the rule ``score > tau`` against boolean ``labels`` (arrays of
+        equal length N; seed 001's strict threshold)."""
+        pred = np.asarray(scores) > tau
+        y = np.asarray(labels, dtype=bool)
+        return cls(int((pred & y).sum()), int((pred & ~y).sum()), int((~pred & y).sum()),
+                   int((~pred & ~y).sum()))
+
+
+def confusion_counts(y_true: Any, y_pred: Any) -> Confusion:
+    """Count TP, FP, FN, TN for boolean labels.
 
     Args:
         y_true: 1-D sequence of gold labels (bool or 0/1), length N.
         y_pred: 1-D sequence of predicted labels (bool or 0/1), length N.
 
     Returns:
-        ``(tp, tn, fp, fn)`` as ints.
+        :class:`Confusion` ``(tp, fp, fn, tn)`` as ints.
 
     Examples:
         >>> confusion_counts([1, 1, 0, 0, 1], [1, 0, 0, 1, 1])
-        (2, 1, 1, 1)
+        Confusion(tp=2, fp=1, fn=1, tn=1)
 
     Raises:
         ValueError: unequal lengths, or a label that is not boolean (names argument and index).
@@ -62,19 +95,17 @@ def confusion_counts(y_true: Any, y_pred: Any) -> tuple[int, int, int, int]:
     t = as_bool_vector(y_true, "y_true")
     p = as_bool_vector(y_pred, "y_pred")
     check_same_length(t, p, "y_true", "y_pred")
-    tp = int(np.count_nonzero(t & p))
-    tn = int(np.count_nonzero(~t & ~p))
-    fp = int(np.count_nonzero(~t & p))
-    fn = int(np.count_nonzero(t & ~p))
-    return tp, tn, fp, fn
+    return Confusion(tp=int(np.count_nonzero(t & p)), fp=int(np.count_nonzero(~t & p)),
+                     fn=int(np.count_nonzero(t & ~p)), tn=int(np.count_nonzero(~t & ~p)))
 
 
-def scores_from_counts(tp: int, tn: int, fp: int, fn: int,
+def scores_from_counts(tp: int, fp: int, fn: int, tn: int,
                        zero_division: float = 0.0) -> BinaryScores:
-    """Build :class:`BinaryScores` from confusion counts.
+    """Build :class:`BinaryScores` from confusion counts (in :class:`Confusion`'s order, so
+    ``scores_from_counts(*confusion)`` works).
 
     Args:
-        tp, tn, fp, fn: non-negative counts.
+        tp, fp, fn, tn: non-negative counts.
         zero_division: value (0.0, 1.0 or NaN) for a ratio whose denominator is 0.
 
     Raises:
@@ -83,12 +114,12 @@ def scores_from_counts(tp: int, tn: int, fp: int, fn: int,
     Examples:
         Nothing predicted positive: precision is 0/0, so ``zero_division``.
 
-        >>> s = scores_from_counts(tp=0, tn=3, fp=0, fn=1)
+        >>> s = scores_from_counts(tp=0, fp=0, fn=1, tn=3)
         >>> s.accuracy, s.precision, s.recall, s.f1
         (0.75, 0.0, 0.0, 0.0)
     """
     z = check_zero_division(zero_division)
-    for name, v in (("tp", tp), ("tn", tn), ("fp", fp), ("fn", fn)):
+    for name, v in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
         if v < 0:
             raise ValueError(f"{name}: count must be non-negative, got {v}")
     return BinaryScores(
@@ -96,7 +127,7 @@ def scores_from_counts(tp: int, tn: int, fp: int, fn: int,
         precision=safe_div(tp, tp + fp, z),
         recall=safe_div(tp, tp + fn, z),
         f1=safe_div(2 * tp, 2 * tp + fp + fn, z),
-        tp=int(tp), tn=int(tn), fp=int(fp), fn=int(fn),
+        tp=int(tp), fp=int(fp), fn=int(fn), tn=int(tn),
     )
 
 

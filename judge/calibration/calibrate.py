@@ -31,6 +31,7 @@ from judge.numbers import finite_or_none
 if TYPE_CHECKING:
     from judge.calibration.suggest import ActiveOptions, Population, SharedStrata
 from metrics import (
+    Confusion,
     best_index,
     kappa_from_counts,
     pearson,
@@ -44,23 +45,18 @@ from metrics import (
 )
 
 
-def objective_from_counts(tp: int, fp: int, fn: int, tn: int, objective: str) -> float:
-    """The objective (``f1``, ``kappa``, ``accuracy`` or ``youden``) of a confusion matrix."""
+def objective_from_counts(counts: Confusion, objective: str) -> float:
+    """The objective (``f1``, ``kappa``, ``accuracy`` or ``youden``) of a confusion matrix
+    (:class:`metrics.Confusion`)."""
+    tp, fp, fn, tn = counts
     if objective == "kappa":
         return kappa_from_counts(tp, fp, fn, tn)
     if objective == "youden":
         tpr = tp / (tp + fn) if tp + fn else 0.0
         fpr = fp / (fp + tn) if fp + tn else 0.0
         return tpr - fpr
-    s = scores_from_counts(tp, tn, fp, fn)
+    s = scores_from_counts(*counts)
     return float(getattr(s, objective))
-
-
-def _confusion(scores: NDArray[np.float64], labels: NDArray[np.bool_],
-               tau: float) -> tuple[int, int, int, int]:
-    pred = scores > tau
-    return (int((pred & labels).sum()), int((pred & ~labels).sum()),
-            int((~pred & labels).sum()), int((~pred & ~labels).sum()))
 
 
 def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
@@ -160,16 +156,16 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
             sw = sweep_arrays(str_, ytr)
             t = float(sw["tau"][best_index(sw[objective])])
             fold_taus.append(t)
-            c = _confusion(s[test], y[test], t)
+            c = Confusion.at(s[test], y[test], t)
             pooled += np.array(c)
-            per_fold.append(objective_from_counts(*c, objective))
+            per_fold.append(objective_from_counts(c, objective))
         report["cross_validation"] = {
             "folds": k, "seed": seed, "taus": fold_taus,
             "objective_per_fold": [finite_or_none(x) for x in per_fold],
             "mean": finite_or_none(float(np.nanmean(per_fold))) if per_fold else None,
             "sd": finite_or_none(float(np.nanstd(per_fold, ddof=1))) if len(per_fold) > 1 else None,
-            "pooled": finite_or_none(objective_from_counts(int(pooled[0]), int(pooled[1]),
-                                                    int(pooled[2]), int(pooled[3]), objective)),
+            "pooled": finite_or_none(objective_from_counts(
+                Confusion(*(int(x) for x in pooled)), objective)),
         }
     return report, sweep
 

@@ -44,7 +44,7 @@ from judge.errors import InputError
 from judge.judges.base import Judge, JudgeContext
 from judge.numbers import finite_or_none
 from judge.pipeline.uncertainty import bootstrap_cis, paired_bootstrap
-from metrics import kappa_from_counts, normalize, pr_auc, roc_auc, scores_from_counts
+from metrics import Confusion, kappa_from_counts, normalize, pr_auc, roc_auc, scores_from_counts
 
 HUMANS = "humans"
 LEXICAL = "lexical"
@@ -73,14 +73,11 @@ def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """
     s = np.array([float(r["score"]) for r in rows], dtype=np.float64)
     y = np.array([bool(r["label"]) for r in rows], dtype=bool)
-    pred = s > float(rows[0]["tau"]) if rows else s > 0
-    tp, fp = int((pred & y).sum()), int((pred & ~y).sum())
-    fn, tn = int((~pred & y).sum()), int((~pred & ~y).sum())
+    c = Confusion.at(s, y, float(rows[0]["tau"]) if rows else 0.0)
     two = bool(y.any() and not y.all())
     return {"roc_auc": roc_auc(y, s) if two else math.nan,
             "pr_auc": pr_auc(y, s) if two else math.nan,
-            "kappa": kappa_from_counts(tp, fp, fn, tn),
-            "f1": float(scores_from_counts(tp, tn, fp, fn).f1)}
+            "kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1)}
 
 
 def _at(tau: float | None) -> float:

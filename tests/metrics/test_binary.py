@@ -69,3 +69,26 @@ def test_bad_input_names_argument_and_index(y_true: list, y_pred: list, message:
 def test_bad_zero_division() -> None:
     with pytest.raises(ValueError, match="zero_division"):
         binary_scores([1], [1], zero_division=0.5)
+
+
+@pytest.mark.parametrize(("y", "yhat"), [
+    ([1, 1, 0, 0, 1], [1, 0, 0, 1, 1]),  # by hand: TP 2 (0, 4), FP 1 (3), FN 1 (1), TN 1 (2)
+    ([1, 1, 1], [1, 1, 1]),              # one class: TP 3, the rest 0
+    ([0, 0, 1, 0], [1, 1, 0, 0]),        # TP 0, FP 2, FN 1, TN 1
+])
+def test_confusion_has_one_order_and_matches_sklearn_by_name(y: list[int],
+                                                            yhat: list[int]) -> None:
+    from sklearn.metrics import confusion_matrix
+
+    from metrics import Confusion, confusion_counts, scores_from_counts
+
+    tn, fp, fn, tp = confusion_matrix(y, yhat, labels=[0, 1]).ravel()  # sklearn's order
+    c = confusion_counts(y, yhat)
+    assert isinstance(c, Confusion)
+    assert (c.tp, c.fp, c.fn, c.tn) == (tp, fp, fn, tn)
+    assert c == Confusion.at([float(v) for v in yhat], [bool(v) for v in y], 0.5)
+    s = scores_from_counts(*c)  # the same order in and out
+    assert s.confusion == c
+    assert {k: v for k, v in s.to_dict().items() if k in ("tp", "fp", "fn", "tn")} == c._asdict()
+    if y == [1, 1, 0, 0, 1]:
+        assert c == Confusion(tp=2, fp=1, fn=1, tn=1)
