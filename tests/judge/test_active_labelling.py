@@ -212,7 +212,7 @@ def test_two_judges_share_strata_split_by_disagreement(tmp_path: Path,
     sug = [json.loads(x) for x in (out / "suggestions.jsonl").read_text().splitlines()]
     assert len(sug) == 10
     run = load_run(out / "suggestions")  # both judges' scores on the audit page (a panel)
-    assert run.config.get("judge")["members"][0]["backend"] == "local"
+    assert run.config.judge is not None and run.config.judge.members[0].backend == "local"
 
 
 def test_pool_aucs_are_the_populations(tmp_path: Path) -> None:

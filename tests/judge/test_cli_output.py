@@ -318,7 +318,7 @@ def test_audit_embeds_each_items_content(readme_runs: dict[str, tuple[int, str, 
         "query": "refund → 退货", "content": {"kind": "boolean", "pred": True, "truth": False,
                                               "correct": False},
         "metrics": {}, "heatmaps": []}
-    assert d["header"]["int_metrics"] == ["tp", "tn", "fp", "fn"]
+    assert d["header"]["int_metrics"] == ["tp", "fp", "fn", "tn"]  # metrics.Confusion's order
     g = _item(_report_json(runs["generation"]), "gen-02")["content"]
     assert g == {"kind": "texts", "pred": "Mercury", "truth": ["Mercury", "the planet Mercury"]}
     m = _item(_report_json(runs["multilabel"]), "ticket-03")["content"]
