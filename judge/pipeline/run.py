@@ -121,15 +121,16 @@ def provenance(config: EvalConfig, task: Task, options: Any,
     of the in-run copy (None otherwise).
 
     Entries: ``command``; ``data``/``gold`` and the task's file options (``functions``) as
-    ``{"path", "sha256"}`` (a copy in the run directory: ``{"path": "inputs.jsonl", "sha256",
-    "in_run": true}``); ``fields`` ``{"pred", "truth", "id", "where"}``; ``tau_from``; the
-    task's options (``task_options``) and the task's own entries (``function_call_format``).
+    ``{"path", "sha256"}`` (records given in memory, when the run is written: a copy in the run
+    directory, ``{"path": "inputs.jsonl", "sha256", "in_run": true}``); ``fields`` ``{"pred",
+    "truth", "id", "where"}``; ``tau_from``; the task's options (``task_options``) and the
+    task's own entries (``function_call_format``).
     """
     from judge.io import file_sha256
 
     entries: dict[str, Any] = {"command": list(config.command)}
     copy = None
-    if config.records is not None:
+    if config.records is not None and config.out_dir is not None:  # a run to re-read from
         records = list(config.records)
         if not (records and isinstance(records[0], Item)):
             copy = _records_text(records)

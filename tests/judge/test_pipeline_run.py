@@ -121,3 +121,15 @@ def test_eval_help_lists_the_task_options() -> None:
     for flag in ("--format", "--functions", "--arg-judge", "--arg-tau"):
         assert flag in res.output
     assert "seed, openai (tool_calls) or bfcl" in res.output
+
+
+def test_records_are_copied_only_into_a_written_run(tmp_path: Path) -> None:
+    """Without ``out`` nothing is recorded, so records need not be JSON-serialisable; with
+    ``out`` a record that could not be read again is refused before any judge call."""
+    records = [{"id": "a", "pred": ["Report"], "truth": ["Reports"], "note": {1, 2}}]
+    r = evaluate(records, judge="lexical", bootstrap=0, cache_dir=tmp_path / "c")
+    assert r.config.get("data") is None and r.record.path is None
+    with pytest.raises(InputError, match="JSON-serialisable"):
+        evaluate(records, judge="lexical", bootstrap=0, out=tmp_path / "run",
+                 cache_dir=tmp_path / "c")
+    assert not (tmp_path / "run").exists()
