@@ -1,30 +1,43 @@
-"""Active labelling for τ, simulated: how many labels does ``calibrate --suggest`` need for τ?
+"""Active labelling for τ, simulated: how many labels until using τ̂ costs at most 0.01 F1, and
+does the stopping rule (``calibrate --pool --suggest --target-loss``, ``simjudge review``) stop
+in time?
 
-Simulation on real human labels with the ``local`` judge: all labels of a set are hidden; a seeded
-random start of ``--start`` pairs is "labelled"; then in rounds of ``--batch`` pairs, up to
-``--budget`` labels, one of three strategies reveals labels:
+Simulation on real human labels with the ``local`` judge (its scores computed once per set): all
+labels of a set are hidden; a seeded random start of ``--start`` pairs is "labelled"; then labels
+are revealed ``--batch`` at a time (1 = the review loop, one pair after each label) by one of two
+strategies:
 
-* **suggest** — ``calibrate --pool --suggest`` (:mod:`judge.calibration.stratified`): score
-  strata, Neyman allocation focused on τ̂'s interval, random within strata; τ̂ from the
-  ``N_h/n_h``-weighted sweep with a stratified bootstrap;
-* **random** — random pairs, τ̂ and its bootstrap as plain ``calibrate``;
-* **boundary** — naive uncertainty sampling (:func:`boundary_pairs`: the pairs nearest τ̂,
-  unweighted), kept to show the bias the weights remove.
+* **stratified** — :func:`judge.calibration.stratified.suggest`: ``--strata`` score strata,
+  each first given its minimum of labels, then the strata whose pairs can move the decision's
+  loss (:func:`~judge.calibration.stratified.loss_shares`), random within strata; τ̂ from the
+  ``N_h/n_h``-weighted sweep;
+* **random** — uniform random pairs, τ̂ of the plain sweep (plain ``calibrate``).
 
-After each round: τ̂'s bootstrap 95 % interval width (``--boot`` resamples, F1 objective), |τ̂ −
-τ̂(all labels)| and whether the interval covers τ̂(all labels); printed per set and strategy at
-50/100/200/300 labels (mean over ``--seeds``) with the labels after which the width stays under
-each ``--targets`` width. A PNG goes to ``--plot``.
+After each label (every 10 past ``--budget``, to the whole set, for both alike): the **true
+loss** of τ̂, ``objective(all labels, their best τ) − objective(all labels, τ̂)``, and up to
+``--budget`` the rule's view, :func:`~judge.calibration.stratified.decision_loss` (random: the
+same bootstrap over one stratum, i.e. plain ``calibrate``'s): the estimated loss, τ̂'s 95 %
+interval and whether the strata hold their minimums. Printed per set and strategy, over
+``--seeds``:
 
-Measured (2026-11-23, ``--seeds 20 --boot 200``, 16 strata): table in the README ("Which pairs
-to label next"); e.g. Multi-SimLex at 100 labels: width 0.199 suggest vs 0.383 random, |error|
-0.032 vs 0.064; boundary 0.134 wide but 0.060 off with 60 % coverage.
+* (a) labels needed: per seed, the labels after which the true loss stays <= ``--target``
+  (mean and median over seeds; the stratified/random ratio; the goal is <= 1/3), and the mean
+  true loss at 50/100/200 labels;
+* (b) coverage: the share of seeds whose reported τ interval covers τ̂ of all labels when the
+  rule stops (goal >= 90 %);
+* (c) early stops: the share of seeds whose true loss exceeds ``2 × --target`` when the rule
+  first says stop, and the labels and true loss at that stop.
+
+Then the time :func:`~judge.calibration.stratified.decision_loss` and ``suggest`` take for
+``--timing-labels`` labels of a 100,000-pair population with 200 resamples (the review app
+recomputes both after every label). A PNG of the mean loss curves goes to ``--plot``.
 
 Sets: AM2iCo en–zh word pairs (``examples/am2ico_word_pairs.tsv``, CC-BY 4.0, 500 pairs) and,
 when ``../shared/data`` is present, Multi-SimLex en–zh graded pairs (English word 1 vs Mandarin
 word 2, positive when the mean of the two languages' ratings is >= 4 of 6; 1,888 pairs).
 
 Run: ``python benchmarks/active_labelling.py [--seeds 20] [--plot docs/active_labelling.png]``
+(about 5 minutes on 2 cores). Measured figures: the README's "Which pairs to label next".
 """
 
 from __future__ import annotations
@@ -33,9 +46,8 @@ import argparse
 import csv
 import sys
 import time
-from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,55 +56,22 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from judge.calibration import stratified  # noqa: E402
-from judge.calibration.stratified import Design, score_strata, stratified_tau, suggest  # noqa: E402
-from judge.calibration.taubootstrap import tau_interval  # noqa: E402
+from judge.calibration.stratified import (  # noqa: E402
+    Design,
+    LossEstimate,
+    decision_loss,
+    score_strata,
+    suggest,
+)
 from judge.judges.embedding.local import LocalJudge  # noqa: E402
-from metrics import normalize  # noqa: E402
+from metrics import best_index, normalize, rates_from_counts, sweep_arrays  # noqa: E402
 
-MIN_HALF_WIDTH = 0.05
-"""Least half-width of the score window around τ̂ the boundary strategy samples from."""
-
-
-def boundary_pairs(pool_scores: NDArray[np.float64], tau: float, tau_ci: Sequence[float],
-                  n: int, disagreement: NDArray[np.float64] | None = None) -> list[int]:
-    """Indices of the ``n`` pool pairs to label next (see the module docstring).
-
-    Args:
-        pool_scores: the judge's score of each unlabelled pair, in [0, 1]; NaN (no verdict) is
-            never suggested.
-        tau: the current τ̂ in [0, 1].
-        tau_ci: its 95 % interval ``(low, high)``.
-        n: how many to suggest (>= 1).
-        disagreement: per pair, the standard deviation of several judges' scores (None = one
-            judge).
-
-    Returns:
-        Up to ``n`` distinct indices, the window's strata first (low to high score), then the
-        nearest to τ̂.
-    """
-    s = np.asarray(pool_scores, dtype=np.float64)
-    ok = ~np.isnan(s)
-    lo = min(float(tau_ci[0]), tau - MIN_HALF_WIDTH)
-    hi = max(float(tau_ci[1]), tau + MIN_HALF_WIDTH)
-    dis = (np.zeros_like(s) if disagreement is None
-           else np.nan_to_num(np.asarray(disagreement, dtype=np.float64)))
-    near = np.abs(s - tau)
-    chosen: list[int] = []
-    edges = np.linspace(lo, hi, n + 1)
-    for k in range(n):
-        inside = ok & (s >= edges[k]) & ((s < edges[k + 1]) if k < n - 1 else (s <= hi))
-        idx = np.flatnonzero(inside)
-        if idx.size:  # most disagreement first, then nearest to τ̂, then the lowest index
-            best = min(idx, key=lambda i: (-dis[i], near[i], i))
-            chosen.append(int(best))
-    taken = set(chosen)
-    rest = sorted((i for i in np.flatnonzero(ok) if int(i) not in taken),
-                  key=lambda i: (near[i], -dis[i], i))
-    chosen += [int(i) for i in rest[:max(0, n - len(chosen))]]
-    return chosen
+COARSE = 10
+"""Grid step past ``--budget``: the true loss is followed to the whole set every this many
+labels (for both strategies, so a late excursion above the target counts alike)."""
 
 
-def load_sets(data: Path) -> dict[str, tuple[list[tuple[str, str]], np.ndarray]]:
+def load_sets(data: Path) -> dict[str, tuple[list[tuple[str, str]], NDArray[np.bool_]]]:
     """Set name → (pairs, binary labels)."""
     out = {}
     with open(REPO / "examples" / "am2ico_word_pairs.tsv", encoding="utf-8") as fh:
@@ -109,7 +88,7 @@ def load_sets(data: Path) -> dict[str, tuple[list[tuple[str, str]], np.ndarray]]
     return out
 
 
-def local_scores(pairs: list[tuple[str, str]]) -> np.ndarray:
+def local_scores(pairs: list[tuple[str, str]]) -> NDArray[np.float64]:
     """The ``local`` judge's scores (1.0 for pairs equal after normalisation, as calibrate)."""
     j = LocalJudge()
     cos = j.raw_cosines(pairs)
@@ -117,115 +96,243 @@ def local_scores(pairs: list[tuple[str, str]]) -> np.ndarray:
                      for (a, b), c in zip(pairs, cos, strict=True)])
 
 
-def simulate(s: np.ndarray, y: np.ndarray, strategy: str, seed: int, start: int, batch: int,
-             budget: int, n_boot: int, strata: np.ndarray, tau_all: float,
-             ) -> list[tuple[int, float, float, bool]]:
-    """(labels, τ interval width, τ̂, interval covers τ̂(all)) after the start and each round."""
+class TrueLoss:
+    """The objective of the rule ``score > τ`` on *all* labels of a set, against its best."""
+
+    def __init__(self, scores: NDArray[np.float64], labels: NDArray[np.bool_],
+                 objective: str) -> None:
+        sw = sweep_arrays(scores, labels)
+        i = best_index(sw[objective])
+        self.tau, self.best = float(sw["tau"][i]), float(sw[objective][i])
+        self.sorted, self.sorted_pos = np.sort(scores), np.sort(scores[labels])
+        self.n, self.n_pos, self.objective = len(scores), int(labels.sum()), objective
+
+    def __call__(self, tau: float | None) -> float:
+        """Objective lost by using ``tau`` (inf when there is no τ yet)."""
+        if tau is None:
+            return float("inf")
+        above = self.n - np.searchsorted(self.sorted, tau, side="right")
+        tp = self.n_pos - np.searchsorted(self.sorted_pos, tau, side="right")
+        fp = above - tp
+        value = rates_from_counts(tp, fp, self.n_pos - tp, self.n - self.n_pos - fp)
+        return self.best - float(value[self.objective])
+
+
+@dataclass
+class Curve:
+    """One seed of one strategy, per grid point (label count)."""
+
+    n: list[int]
+    true_loss: list[float]
+    rule: list[LossEstimate | None]  # None past the budget, or while τ is undefined
+
+
+def plain_tau(scores: NDArray[np.float64], labels: NDArray[np.bool_],
+              objective: str) -> float | None:
+    """τ̂ of the unweighted sweep (plain ``calibrate``); None with one class or one score."""
+    if labels.all() or not labels.any() or np.unique(scores).size < 2:
+        return None
+    sw = sweep_arrays(scores, labels)
+    return float(sw["tau"][best_index(sw[objective])])
+
+
+def simulate(s: NDArray[np.float64], y: NDArray[np.bool_], strata: NDArray[np.intp],
+             strategy: str, seed: int, args: argparse.Namespace, truth: TrueLoss) -> Curve:
+    """One seed of one strategy (see the module docstring)."""
     rng = np.random.default_rng(seed)
-    labelled = list(rng.choice(len(s), size=start, replace=False))
-    curve = []
+    order = rng.permutation(len(s))  # random: the order labels are revealed in
+    labelled = [int(i) for i in order[:args.start]]
+    one = np.zeros(len(s), dtype=np.intp)  # random's design: a single stratum
+    curve = Curve([], [], [])
     while True:
-        ls = np.array(labelled)
-        try:
-            if strategy == "suggest":
-                e = stratified_tau(s, Design(strata, ls, y[ls]), "f1", n_boot, seed)
-                tau, lo, hi = e.tau, e.low, e.high
-            else:
-                tau, lo, hi = tau_interval(s[ls], y[ls], "f1", n_boot, seed)
-            width = hi - lo
-        except ValueError:  # one class so far: no τ yet
-            tau, lo, hi, width = 0.5, 0.0, 1.0, 1.0
-        curve.append((len(labelled), width, tau, lo <= tau_all <= hi))
-        if len(labelled) >= min(budget, len(s)):
-            return curve
-        pool = np.setdiff1d(np.arange(len(s)), ls)
-        k = min(batch, budget - len(labelled), pool.size)
-        if strategy == "suggest":
-            pick = suggest(Design(strata, ls, y[ls]), k, seed * 100003 + len(labelled), s,
-                           (lo, hi) if width < 1.0 else None)
-        elif strategy == "boundary":
-            pick = [int(pool[i]) for i in boundary_pairs(s[pool], tau, (lo, hi), k)]
+        lab = np.array(labelled)
+        n = len(labelled)
+        design = Design(strata if strategy == "stratified" else one, lab, y[lab])
+        est = None
+        if n <= args.budget:
+            try:
+                est = decision_loss(s, design, args.objective, args.boot, seed * 100003 + n)
+            except ValueError:  # one class so far
+                est = None
+        if strategy == "stratified":
+            tau = est.tau if est is not None else None
+            if n > args.budget:
+                try:
+                    tau = stratified.stratified_tau(s, design, args.objective, 0).tau
+                except ValueError:
+                    tau = None
         else:
-            pick = [int(i) for i in rng.choice(pool, size=k, replace=False)]
-        labelled += pick
+            tau = plain_tau(s[lab], y[lab], args.objective)
+        curve.n.append(n)
+        curve.true_loss.append(truth(tau))
+        curve.rule.append(est)
+        if n >= len(s):
+            return curve
+        k = min(args.batch if n < args.budget else COARSE, len(s) - n)
+        if strategy == "stratified":
+            labelled += suggest(design, k, seed * 100003 + n, s, objective=args.objective,
+                                n_boot=args.boot, estimate=est)
+        else:
+            labelled += [int(i) for i in order[n:n + k]]
+
+
+def labels_needed(c: Curve, target: float) -> int | None:
+    """Labels after which the true loss stays <= target (None: never, up to the whole set)."""
+    after = None
+    for n, loss in zip(reversed(c.n), reversed(c.true_loss), strict=True):
+        if loss > target:
+            break
+        after = n
+    return after
+
+
+def first_stop(c: Curve, target: float) -> int | None:
+    """Grid index of the first point where the rule says stop (None: not within budget)."""
+    return next((k for k, e in enumerate(c.rule) if e is not None and e.stop(target)), None)
+
+
+def report(name: str, curves: dict[str, list[Curve]], truth: TrueLoss,
+           target: float) -> dict[str, dict[str, float]]:
+    """Print the set's rows; returns strategy → its figures."""
+    out: dict[str, dict[str, float]] = {}
+    for strategy, cs in curves.items():
+        need = [labels_needed(c, target) for c in cs]
+        got = [x for x in need if x is not None]
+        at = {n: float(np.mean([c.true_loss[c.n.index(n)] for c in cs])) for n in (50, 100, 200)
+              if all(n in c.n for c in cs)}
+        stops = [(c, first_stop(c, target)) for c in cs]
+        stopped = [(c, k) for c, k in stops if k is not None]
+        early = [c.true_loss[k] > 2 * target for c, k in stopped]
+        covers = []
+        for c, k in stopped:
+            e = c.rule[k]
+            assert e is not None
+            covers.append(e.low <= truth.tau <= e.high)
+        fig = {"mean": float(np.mean(got)) if got else float("nan"),
+               "median": float(np.median(got)) if got else float("nan"),
+               "reached": len(got), "seeds": len(cs),
+               "stopped": len(stopped),
+               "stop_labels": float(np.mean([c.n[k] for c, k in stopped])) if stopped
+               else float("nan"),
+               "stop_loss": float(np.mean([c.true_loss[k] for c, k in stopped])) if stopped
+               else float("nan"),
+               "coverage": float(np.mean(covers)) if covers else float("nan"),
+               "early": float(np.mean(early)) if early else float("nan"),
+               **{f"loss@{n}": v for n, v in at.items()}}
+        out[strategy] = fig
+        losses = " · ".join(f"{fig[f'loss@{n}']:.4f}" for n in (50, 100, 200)
+                            if f"loss@{n}" in fig)
+        print(f"  {strategy:<10} | {fig['mean']:6.0f} {fig['median']:6.0f} "
+              f"({fig['reached']}/{fig['seeds']}) | {losses} | "
+              f"{fig['stopped']:>2}/{fig['seeds']} at {fig['stop_labels']:5.0f} labels, "
+              f"true loss {fig['stop_loss']:.4f} | {100 * fig['coverage']:5.1f} % | "
+              f"{100 * fig['early']:5.1f} %")
+    if "stratified" in out and "random" in out:
+        ratio = out["stratified"]["mean"] / out["random"]["mean"]
+        print(f"  labels to a loss <= {target}: stratified/random = {ratio:.2f} "
+              f"(goal <= 0.33)")
+    return out
+
+
+def timing(n_labels: int, repeats: int = 20) -> tuple[float, float]:
+    """Median ms of decision_loss and of suggest (k = 1, given the estimate) for ``n_labels``
+    labels of a 100,000-pair population in 16 strata, 200 resamples."""
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=100_000)
+    y = rng.uniform(size=s.size) < s
+    lab = rng.choice(s.size, size=n_labels, replace=False)
+    design = Design(score_strata(s, 16), lab, y[lab])
+    loss_ms, next_ms = [], []
+    for r in range(repeats + 1):
+        t0 = time.perf_counter()
+        est = decision_loss(s, design, "f1", 200, r)
+        t1 = time.perf_counter()
+        suggest(design, 1, r, s, estimate=est)
+        t2 = time.perf_counter()
+        if r:  # the first is warm-up
+            loss_ms.append(1000 * (t1 - t0))
+            next_ms.append(1000 * (t2 - t1))
+    return float(np.median(loss_ms)), float(np.median(next_ms))
+
+
+def plot(path: Path, every: dict[str, dict[str, list[Curve]]], target: float) -> None:
+    """Mean true loss (and the stratified rule's mean estimate) against labels, per set."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(every), figsize=(5.5 * len(every), 3.8), squeeze=False)
+    for ax, (name, curves) in zip(axes[0], every.items(), strict=True):
+        for strategy, cs in curves.items():
+            xs = cs[0].n
+            keep = [k for k, n in enumerate(xs) if n <= 600]
+            true = np.array([[c.true_loss[k] for k in keep] for c in cs])
+            ax.plot([xs[k] for k in keep], np.mean(np.minimum(true, 1.0), axis=0), lw=2,
+                    ls="-" if strategy == "stratified" else "--",
+                    label=f"{strategy}: true loss (mean)")
+            est = np.array([[np.nan if c.rule[k] is None else c.rule[k].loss for k in keep]
+                            for c in cs])
+            if strategy == "stratified":
+                ax.plot([xs[k] for k in keep], np.nanmean(est, axis=0), lw=1, ls=":",
+                        label=f"{strategy}: estimated loss (mean)")
+        ax.axhline(target, color="grey", lw=0.8)
+        ax.set_ylim(0, 0.08)
+        ax.set_title(name)
+        ax.set_xlabel("labels")
+        ax.set_ylabel("F1 lost by using τ̂")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
-    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--start", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=10)
-    ap.add_argument("--budget", type=int, default=300)
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--budget", type=int, default=400)
     ap.add_argument("--boot", type=int, default=200)
-    ap.add_argument("--targets", default="0.30,0.20,0.15")
-    ap.add_argument("--plot", type=Path, default=None)
+    ap.add_argument("--target", type=float, default=0.01)
+    ap.add_argument("--objective", default="f1")
     ap.add_argument("--strata", type=int, default=16)
     ap.add_argument("--min-per-stratum", type=int, default=None)
-    ap.add_argument("--focus", type=float, default=None)
-    ap.add_argument("--strategies", default="suggest,random,boundary")
+    ap.add_argument("--strategies", default="stratified,random")
+    ap.add_argument("--timing-labels", type=int, default=300)
+    ap.add_argument("--plot", type=Path, default=None)
     args = ap.parse_args(argv)
-    targets = [float(x) for x in args.targets.split(",")]
     if args.min_per_stratum is not None:
         stratified.MIN_PER_STRATUM = args.min_per_stratum
-    if args.focus is not None:
-        stratified.FOCUS = args.focus
-    results: dict[str, dict[str, Any]] = {}
+    every: dict[str, dict[str, list[Curve]]] = {}
     for name, (pairs, y) in load_sets(args.data).items():
-        s = local_scores(pairs)
+        s = local_scores(pairs)  # once per set: the simulation never calls the judge again
         strata = score_strata(s, args.strata)
-        tau_all = tau_interval(s, y, "f1", 0, 0)[0]
-        results[name] = {}
-        print(f"\n{name}: {len(pairs)} pairs, {int(y.sum())} positive; start {args.start}, "
-              f"rounds of {args.batch}, budget {args.budget}, {args.seeds} seeds, "
-              f"{int(strata.max()) + 1} strata; τ̂ on all {len(pairs)} labels = {tau_all:.3f}")
-        print("  strategy | CI width / |τ̂−τ̂(all)| / CI covers τ̂(all), at 50 · 100 · 200 · "
-              "300 labels | labels until the width stays under " + " · ".join(
-                  f"{t:.2f}" for t in targets))
+        truth = TrueLoss(s, y, args.objective)
+        print(f"\n{name}: {len(pairs)} pairs, {int(y.sum())} positive; {args.objective} "
+              f"{truth.best:.3f} at τ = {truth.tau:.3f} on all labels; start {args.start}, "
+              f"{args.batch} label(s) at a time, rule followed to {args.budget} labels, "
+              f"{args.seeds} seeds, {int(strata.max()) + 1} strata, minimum "
+              f"{stratified.MIN_PER_STRATUM}, {args.boot} resamples")
+        print(f"  strategy   | labels to loss <= {args.target}: mean median (seeds) | mean "
+              "true loss at 50 · 100 · 200 | rule stops: seeds, labels, true loss | "
+              "τ CI covers at stop | stops early (true loss > "
+              f"{2 * args.target:g})")
+        every[name] = {}
         for strategy in args.strategies.split(","):
             t0 = time.perf_counter()
-            curves = [simulate(s, y, strategy, seed, args.start, args.batch, args.budget,
-                               args.boot, strata, tau_all) for seed in range(args.seeds)]
-            xs = [c[0] for c in curves[0]]
-            widths = np.array([[r[1] for r in c] for c in curves])
-            errors = np.array([[abs(r[2] - tau_all) for r in c] for c in curves])
-            covers = np.array([[r[3] for r in c] for c in curves], dtype=float)
-            results[name][strategy] = (xs, widths.mean(axis=0), errors.mean(axis=0))
-            cells = []
-            for t in targets:
-                # labels after which the width stays at or under the target for good
-                hit = [next((c[k][0] for k in range(len(c))
-                             if all(r[1] <= t for r in c[k:])), None) for c in curves]
-                got = [h for h in hit if h is not None]
-                cells.append(f"{np.mean(got):.0f} ({len(got)}/{len(hit)})"
-                             if got else f"– (0/{len(hit)})")
-            at = {n: (widths[:, k].mean(), errors[:, k].mean(), covers[:, k].mean())
-                  for k, n in enumerate(xs)}
-            shown = " · ".join(f"{at[n][0]:.3f}/{at[n][1]:.3f}/{at[n][2]:.2f}"
-                               for n in (50, 100, 200, 300) if n in at)
-            print(f"  {strategy:<8} | {shown} | {' · '.join(cells)} "
-                  f"[{time.perf_counter() - t0:.0f} s]")
+            every[name][strategy] = [simulate(s, y, strata, strategy, seed, args, truth)
+                                     for seed in range(args.seeds)]
+            print(f"    [{strategy}: {time.perf_counter() - t0:.0f} s]", file=sys.stderr)
+        report(name, every[name], truth, args.target)
+    loss_ms, next_ms = timing(args.timing_labels)
+    print(f"\ndecision_loss: {loss_ms:.1f} ms, suggest (1 pair, given the estimate): "
+          f"{next_ms:.1f} ms — {args.timing_labels} labels of a 100,000-pair population, "
+          "16 strata, 200 resamples (median of 20)")
     if args.plot is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 3.6), squeeze=False)
-        for ax, (name, per) in zip(axes[0], results.items(), strict=True):
-            for strategy, (xs, w, e) in per.items():
-                ax.plot(xs, w, lw=2, ls={"suggest": "-", "random": "--"}.get(strategy, ":"),
-                        label=f"{strategy}: CI width")
-                ax.plot(xs, e, lw=1, ls=":" if strategy == "boundary" else "-.",
-                        label=f"{strategy}: |τ̂ − τ̂(all labels)|")
-            ax.set_title(name)
-            ax.set_xlabel("labels")
-            ax.set_ylabel("τ")
-            ax.legend()
-        fig.tight_layout()
-        fig.savefig(args.plot, dpi=100)
-        print(f"\nplot written to {args.plot}")
+        plot(args.plot, every, args.target)
+        print(f"plot written to {args.plot}")
     return 0
 
 

@@ -371,24 +371,27 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
             out.append(Text(f"{jid}: stopped early: {stop.get('reason')}"))
         st = r.get("stratified")
         if st:
-            w = st.get("tau_ci95_width")
             short = st.get("strata_below_minimum") or 0
+            loss = st.get("loss")
             reached = ("reached" if st.get("target_reached") else "not reached" + (
-                f"; {short} strata still below their minimum of labels" if short else ""))
+                f"; {short} strata still below their minimum of labels" if short else "") + (
+                "; the loss needs --bootstrap > 0" if loss is None else ""))
             out.append(Text(
                 f"{jid}: τ, ROC-AUC and PR-AUC of the population of "
                 f"{num(st.get('population'))} pairs "
                 f"({num(st.get('labelled'))} labelled + pool), labels weighted over "
-                f"{len(st.get('strata') or [])} score strata; τ 95% CI width "
-                f"{DASH if w is None else num(w, 3)} (target {num(st.get('target_width'), 3)}: "
-                f"{reached})"))
+                f"{len(st.get('strata') or [])} score strata; τ̂ {num(st.get('tau'), 3)} "
+                f"(95% CI {interval(st.get('tau_ci95'), 3) or DASH}); {objective} expected to "
+                f"be lost by using τ̂ {DASH if loss is None else num(loss, 4)} (target "
+                f"{num(st.get('target_loss'), 4)}: {reached})"))
         if r.get("tau") is None:
             why = " (all scores equal)" if r.get("roc_auc") is not None else ""
             out.append(Text(f"{jid}: τ undefined{why}"
                             + (f" — {r['note']}" if r.get("note") else "")))
     sug = result.get("suggestions")
     if sug:
-        stops = {"target reached": ": τ's CI is within the target, labelling can stop",
+        stops = {"target reached": ": the loss of using τ̂ is within the target and every "
+                 "stratum holds its minimum of labels, labelling can stop",
                  "τ undefined": ": τ is undefined for this judge (see above)"}
         out.append(Text(f"suggested {num(sug.get('written'))} of {num(sug.get('requested'))} "
                         "pairs to label" + stops.get(sug.get("stop") or "", "")))

@@ -83,6 +83,7 @@ from metrics.thresholds import (
     best_index,
     best_threshold,
     candidate_thresholds,
+    rates_from_counts,
     sweep_arrays,
     threshold_sweep,
 )
@@ -143,6 +144,7 @@ __all__ = [
     "pearson",
     "percentile_ci",
     "pr_auc",
+    "rates_from_counts",
     "read_qrels",
     "read_run",
     "roc_auc",

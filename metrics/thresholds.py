@@ -118,12 +118,45 @@ def sweep_arrays(scores: Any, labels: Any, zero_division: float = 0.0,
         cum_pos = np.concatenate(([0.0], np.cumsum((w * y)[order])))
         n, n_pos = float(cum[-1]), float(cum_pos[-1])
         above, tp = n - cum[at], n_pos - cum_pos[at]
-    n_neg = n - n_pos
     fp = above - tp
     fn = n_pos - tp
-    tn = n_neg - fp
+    tn = (n - n_pos) - fp
+    return {"tau": taus, **rates_from_counts(tp, fp, fn, tn, zero_division, n=n, n_pos=n_pos)}
 
-    def ratio(num: np.ndarray, den: np.ndarray | float) -> np.ndarray:
+
+def rates_from_counts(tp: Any, fp: Any, fn: Any, tn: Any, zero_division: float = 0.0,
+                      n: Any = None, n_pos: Any = None) -> dict[str, np.ndarray]:
+    """Every rate of :class:`ThresholdPoint` from confusion counts, element-wise over arrays of
+    any (broadcastable) shape — one row of a sweep, or a matrix of sweeps (e.g. one per
+    bootstrap resample, counts possibly weighted floats).
+
+    Args:
+        tp, fp, fn, tn: confusion counts (>= 0), ints or floats.
+        zero_division: value of an undefined precision, recall or F1 (0.0, 1.0 or NaN).
+        n, n_pos: the totals when already known (default ``tp + fp + fn + tn`` and
+            ``tp + fn``), broadcastable against the counts.
+
+    Returns:
+        ``{"tp", "fp", "fn", "tn", "precision", "recall", "f1", "kappa", "accuracy", "tpr",
+        "fpr", "youden"}`` → arrays of the counts' broadcast shape; κ is NaN where its chance
+        agreement is 1 (Cohen 1960), F1 = 2TP / (2TP + FP + FN).
+
+    Examples:
+        The point τ = 0.3 of :func:`threshold_sweep`'s example, and a second row at once:
+
+        >>> r = rates_from_counts(np.array([2, 1]), np.array([1, 0]), np.array([0, 1]),
+        ...                       np.array([1, 2]))
+        >>> [round(float(x), 4) for x in r["f1"]], [float(x) for x in r["accuracy"]]
+        ([0.8, 0.6667], [0.75, 0.75])
+    """
+    tp, fp, fn, tn = np.broadcast_arrays(*(np.asarray(x) for x in (tp, fp, fn, tn)))
+    if n is None:
+        n = tp + fp + fn + tn
+    if n_pos is None:
+        n_pos = tp + fn
+    n_neg = n - n_pos
+
+    def ratio(num: np.ndarray, den: Any) -> np.ndarray:
         den_arr = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
         out = np.full(num.shape, float(zero_division))
         nz = den_arr > 0
@@ -132,12 +165,12 @@ def sweep_arrays(scores: Any, labels: Any, zero_division: float = 0.0,
 
     tpr = ratio(tp.astype(np.float64), n_pos)
     fpr = ratio(fp.astype(np.float64), n_neg)
-    po = (tp + tn) / n
-    pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / float(n * n)
     with np.errstate(divide="ignore", invalid="ignore"):
+        po = (tp + tn) / n
+        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
         kappa = np.where(pe < 1.0, (po - pe) / (1.0 - pe), np.nan)
     return {
-        "tau": taus, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
         "precision": ratio(tp.astype(np.float64), tp + fp), "recall": tpr,
         "f1": ratio(2.0 * tp, 2 * tp + fp + fn), "kappa": kappa,
         "accuracy": ratio((tp + tn).astype(np.float64), n), "tpr": tpr, "fpr": fpr,

@@ -29,6 +29,7 @@ from judge.judges.base import Judge
 from judge.numbers import finite_or_none
 
 if TYPE_CHECKING:
+    from judge.calibration.stratified import LossEstimate
     from judge.calibration.suggest import ActiveOptions, Population, SharedStrata
 from metrics import (
     Confusion,
@@ -221,9 +222,10 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     ``progress_factory``: a progress bar per judge (see :func:`score_labelled_pairs`).
 
     ``active`` (``--pool``): each judge also scores the pool, τ and its CI become the
-    population's (stratified estimate, a ``stratified`` section per judge), and with
-    ``active.suggest`` (one judge) ``suggestions.jsonl`` and the ``suggestions/`` run are
-    written unless τ's interval is already within ``active.target_width``
+    population's (stratified estimate, a ``stratified`` section per judge with the objective
+    expected to be lost by using τ̂), and with ``active.suggest`` ``suggestions.jsonl`` and
+    the ``suggestions/`` run are written unless every judge's loss is already within
+    ``active.target_loss`` with every stratum at its minimum of labels
     (:mod:`judge.calibration.suggest`).
     """
     import csv
@@ -241,6 +243,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     scored = [(judge, score_labelled_pairs(labels, judge, cache, progress_factory))
               for judge in judges]
     shared, pools = _shared_strata(labels, scored, cache, active, progress_factory)
+    losses: dict[str, tuple[Population, LossEstimate]] = {}  # --pool: each judge's loss of τ̂
     for judge, js in scored:
         population = (shared.population(js.scores, pools[judge.id].scores)
                       if shared is not None else None)
@@ -252,15 +255,15 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         if sweep is not None:
             sweeps[judge.id] = sweep
         if population is not None and active is not None and reports[judge.id]["tau"] is not None:
+            losses[judge.id] = (population, population.loss(objective, n_boot, seed))
             reports[judge.id]["stratified"] = population.report(
-                (reports[judge.id].get("bootstrap") or {}).get("tau_ci95"), active.pool,
-                pools[judge.id], active.target_width)
+                losses[judge.id][1], active.pool, pools[judge.id], active.target_loss)
     suggestions: list[dict[str, Any]] = []
     stop = None
     if active is not None and active.suggest:
         from judge.calibration.suggest import pick_suggestions
 
-        suggestions, stop = pick_suggestions(active, shared, reports, seed)
+        suggestions, stop = pick_suggestions(active, shared, losses, reports, seed)
     result: dict[str, Any] = {
         "labels": {"path": labels.path, "sha256": labels.sha256, "pairs": len(labels.pairs),
                    "positives": labels.positives, "graded": labels.graded,

@@ -1,24 +1,21 @@
-"""Stratified labelling for τ (``simjudge calibrate --pool … --suggest N``): which unlabelled pairs
-to label next, and τ̂ with its 95 % interval from a sample that is not a simple random one.
+"""Stratified labelling for τ (``calibrate --pool … --suggest N``, ``simjudge review``): which
+unlabelled pairs to label next, τ̂ with its 95 % interval, and what using τ̂ costs.
 
-The population is every pair the judge scored — the labelled pairs and the unlabelled pool. It is
-cut into ``H`` strata by score (equal-count quantiles of the population's scores). Within a
-stratum, the pairs to label are drawn **at random**; *how many* per stratum follows Neyman
-allocation, ``n_h ∝ N_h · σ_h`` (Cochran 1977, *Sampling Techniques*, §5.5), with
-``σ_h = sqrt(p_h (1 − p_h))`` and ``p_h`` the stratum's share of positive labels so far
-(Laplace-smoothed, ``(pos + 1) / (n + 2)``, so an unlabelled stratum counts as p = 0.5). Strata
-far from the boundary are nearly all one class (σ ≈ 0) and get few labels; the strata around τ
-get most — which is what narrows τ's interval. Every stratum first gets ``MIN_PER_STRATUM``
-labels, so none is unrepresented.
+The population is every pair the judge scored — the labelled pairs and the unlabelled pool, cut
+into ``H`` strata by score (equal-count quantiles). Within a stratum the pairs to label are drawn
+**at random**; every stratum first gets ``MIN_PER_STRATUM`` labels, then *how many* per stratum
+follows the decision's loss (:func:`loss_shares`): Neyman allocation (Cochran 1977, *Sampling
+Techniques*, §5.5) for the influence of a stratum's pairs on ``objective(τ*_b) − objective(τ̂)``
+over the bootstrap's plausible τ*s (:mod:`judge.calibration.regretshares`) — most labels go to
+the strata between τ̂ and those τ*s, a few to the strata that only move the objective's level.
 
 Because the sample over-represents the boundary, τ̂ is the objective-best cut of the
-**inverse-probability weighted** sweep (each labelled pair counts ``N_h / n_h`` times:
-:func:`metrics.sweep_arrays` ``weights``), and its interval is a **stratified bootstrap**
-(resample ``n_h`` pairs with replacement within each stratum; Efron & Tibshirani 1993, §3.
-"two-sample" generalised). For both, adjacent strata are collapsed until each holds at least
-``MIN_PER_STRATUM`` labels (:meth:`Design.groups`). ``benchmarks/active_labelling.py`` shows
-why the weights are needed: picking the pairs nearest τ̂ and sweeping them unweighted narrows
-the interval but biases τ̂.
+**inverse-probability weighted** sweep (each labelled pair counts ``N_h / n_h`` times), its
+interval a **stratified bootstrap** (:mod:`judge.calibration.sweepboot`), and the stopping rule's
+loss (:func:`decision_loss`) the bootstrap mean of ``objective_b(τ*_b) − objective_b(τ̂)``.
+Adjacent strata are collapsed until each holds ``MIN_PER_STRATUM`` labels (:meth:`Design.groups`).
+Only *how many* labels a stratum gets adapts, never which pairs, so the weights stay those of a
+stratified random sample and τ̂ is not biased (``benchmarks/active_labelling.py`` measures it).
 
 Assumption: the labels already in hand are a random sample of their strata (e.g. an initial
 random sample of the pool, or earlier rounds of this procedure).
@@ -31,14 +28,22 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics import best_index, percentile_ci, sweep_arrays
+from judge.calibration.regretshares import regret_shares
+from judge.calibration.sweepboot import (
+    LossEstimate,
+    Resamples,
+    TauEstimate,
+    resample_sweep,
+    weighted_tau,
+)
+from metrics import OBJECTIVES, percentile_ci
 
 MIN_PER_STRATUM = 3
-"""Labels every stratum gets before Neyman allocation applies, and the fewest an estimation
+"""Labels every stratum gets before the allocation applies, and the fewest an estimation
 stratum holds (:meth:`Design.groups` collapses strata with fewer)."""
 
 FOCUS = 4.0
-"""Factor on the Neyman share of the strata whose scores meet τ̂'s current 95 % interval."""
+"""Factor on the share of the strata that meet :func:`allocate`'s optional ``window``."""
 
 
 def score_strata(scores: NDArray[np.float64], n_strata: int) -> NDArray[np.intp]:
@@ -89,6 +94,13 @@ class Design:
         return (big, np.bincount(lab_h[lab_h >= 0], minlength=h),
                 np.bincount(lab_h[(lab_h >= 0) & self.positive], minlength=h))
 
+    def strata_below_minimum(self) -> int:
+        """Strata holding fewer than ``MIN_PER_STRATUM`` labels while they have unlabelled
+        pairs left (the stopping rule waits for them: before that the strata are collapsed
+        and the bootstrap of a few labels can be far too narrow)."""
+        big, small, _ = self.sizes()
+        return int((small < np.minimum(MIN_PER_STRATUM, big)).sum())
+
     def groups(self) -> NDArray[np.intp]:
         """Estimation stratum of every population pair: adjacent score strata collapsed (low
         to high) until each holds at least ``MIN_PER_STRATUM`` labelled pairs
@@ -124,44 +136,27 @@ class Design:
         return w
 
 
-def weighted_tau(scores: NDArray[np.float64], positive: NDArray[np.bool_],
-                 weights: NDArray[np.float64], objective: str) -> tuple[float, float] | None:
-    """``(τ, objective at τ)``: the objective-best cut of the weighted sweep; None with one
-    class or one distinct score among the pairs of positive weight."""
-    keep = weights > 0
-    s, y, w = scores[keep], positive[keep], weights[keep]
-    if y.all() or not y.any() or np.unique(s).size < 2:
-        return None
-    sw = sweep_arrays(s, y, weights=w)
-    try:
-        i = best_index(sw[objective])
-    except ValueError:
-        return None
-    return float(sw["tau"][i]), float(sw[objective][i])
+def _bootstrap(scores: NDArray[np.float64], design: Design, objective: str, n_boot: int,
+               seed: int) -> tuple[tuple[float, float], Resamples | None]:
+    """``((τ̂, objective at τ̂), resamples)`` of the weighted sweep (resamples None when
+    ``n_boot`` is 0).
 
-
-@dataclass(frozen=True)
-class TauEstimate:
-    """τ̂ of a stratified sample and its stratified bootstrap.
-
-    Attributes:
-        tau: the weighted objective-best τ̂ in [0, 1].
-        low, high: its 95 % percentile interval (``tau`` twice without resamples).
-        taus, objectives: τ̂ and the objective at τ̂ in each resample that had both classes.
-        skipped: resamples without a τ̂ (one class or one distinct score).
+    Raises:
+        ValueError: the labels hold one class, or one distinct score; an unknown objective.
     """
-
-    tau: float
-    low: float
-    high: float
-    taus: list[float]
-    objectives: list[float]
-    skipped: int
-
-    @property
-    def width(self) -> float:
-        """``high − low``."""
-        return self.high - self.low
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective: expected one of {OBJECTIVES}, got {objective!r}")
+    s_lab = np.asarray(scores, dtype=np.float64)[design.labelled]
+    w = design.weights()  # a resample keeps each group's n_g, so each pair keeps N_g / n_g
+    got = weighted_tau(s_lab, design.positive, w, objective)
+    if got is None:
+        raise ValueError("τ needs labelled pairs of both classes with two distinct scores")
+    if n_boot <= 0:
+        return got, None
+    keep = w > 0
+    groups = design.groups()[design.labelled]
+    return got, resample_sweep(s_lab[keep], design.positive[keep], w[keep], groups[keep],
+                               got[0], objective, n_boot, seed)
 
 
 def stratified_tau(scores: NDArray[np.float64], design: Design, objective: str = "f1",
@@ -176,44 +171,101 @@ def stratified_tau(scores: NDArray[np.float64], design: Design, objective: str =
         n_boot: resamples (0 = no interval); seed: their seed.
 
     Raises:
-        ValueError: the labels hold one class, or one distinct score.
+        ValueError: the labels hold one class, or one distinct score; an unknown objective.
     """
-    s_lab = scores[design.labelled]
-    w = design.weights()  # a resample keeps each group's n_g, so each pair keeps N_g / n_g
-    got = weighted_tau(s_lab, design.positive, w, objective)
-    if got is None:
-        raise ValueError("τ needs labelled pairs of both classes with two distinct scores")
-    rng = np.random.default_rng(seed)
-    h_lab = design.groups()[design.labelled]
-    groups = [g for g in (np.flatnonzero(h_lab == h) for h in np.unique(h_lab[h_lab >= 0]))]
-    taus: list[float] = []
-    objs: list[float] = []
-    for _ in range(n_boot):
-        idx = np.concatenate([rng.choice(g, size=g.size, replace=True) for g in groups])
-        b = weighted_tau(s_lab[idx], design.positive[idx], w[idx], objective)
-        if b is not None:
-            taus.append(b[0])
-            objs.append(b[1])
-    lo, hi = percentile_ci(taus) if taus else (got[0], got[0])
-    return TauEstimate(got[0], float(lo), float(hi), taus, objs, n_boot - len(taus))
+    (tau, _), boot = _bootstrap(scores, design, objective, n_boot, seed)
+    if boot is None or not boot.ok.any():
+        return TauEstimate(tau, tau, tau, [], [], n_boot)
+    lo, hi = percentile_ci(boot.taus[boot.ok])
+    return TauEstimate(tau, float(lo), float(hi), boot.taus[boot.ok].tolist(),
+                       boot.best[boot.ok].tolist(), int((~boot.ok).sum()))
+
+
+def decision_loss(scores: NDArray[np.float64], design: Design, objective: str = "f1",
+                  n_boot: int = 200, seed: int = 0) -> LossEstimate:
+    """The objective expected to be lost by using τ̂ rather than the population's best τ.
+
+    For each stratified-bootstrap resample ``b`` of the labels (within estimation strata,
+    :meth:`Design.groups`), ``objective_b`` is the objective of the inverse-probability weighted
+    population that resample describes, ``τ*_b`` its best τ (over its own candidate τs and τ̂),
+    and the loss is ``mean_b objective_b(τ*_b) − objective_b(τ̂)``: the bootstrap estimate of
+    the decision's expected regret (the bootstrap of a statistic's error: Efron & Tibshirani
+    1993, ch. 6; the weights: Cochran 1977, ch. 5). τ̂'s interval is the 2.5th–97.5th
+    percentiles of the ``τ*_b`` (the same resamples as :func:`stratified_tau` for a seed).
+
+    Args:
+        scores: the population's scores in [0, 1] (NaN = unscored), shape (N,).
+        design: the labelled sample (over the strata of ``scores``).
+        objective: a :data:`metrics.OBJECTIVES` name (``f1`` by default).
+        n_boot: resamples (0 = loss NaN, interval ``τ̂`` twice); seed: their seed.
+
+    Returns:
+        A :class:`LossEstimate` (``benchmarks/active_labelling.py`` times it).
+
+    Raises:
+        ValueError: the labels hold one class, or one distinct score; an unknown objective.
+    """
+    (tau, at_tau), boot = _bootstrap(scores, design, objective, n_boot, seed)
+    met = design.strata_below_minimum() == 0
+    n = len(design.labelled)
+    if boot is None or not (boot.ok & np.isfinite(boot.at_tau)).any():
+        return LossEstimate(tau, tau, tau, float("nan"), n, met, objective, at_tau, 0, n_boot)
+    ok = boot.ok & np.isfinite(boot.at_tau)
+    regret = np.maximum(boot.best[ok], boot.at_tau[ok]) - boot.at_tau[ok]
+    lo, hi = percentile_ci(boot.taus[boot.ok])
+    return LossEstimate(tau, float(lo), float(hi), float(regret.mean()), n, met, objective,
+                        at_tau, int(ok.sum()), n_boot - int(ok.sum()),
+                        tuple(boot.taus[ok].tolist()), tuple(regret.tolist()))
+
+
+def neyman_shares(design: Design) -> NDArray[np.float64]:
+    """Each stratum's Neyman share ``N_h σ_h`` with ``σ_h = sqrt(p_h (1 − p_h))`` and the
+    smoothed positive share ``p_h = (pos_h + 1) / (n_h + 2)`` (Cochran 1977 §5.5)."""
+    big, small, pos = design.sizes()
+    p = (pos + 1.0) / (small + 2.0)
+    return np.asarray(big * np.sqrt(p * (1.0 - p)), dtype=np.float64)
+
+
+def loss_shares(scores: NDArray[np.float64], design: Design,
+                estimate: LossEstimate) -> NDArray[np.float64]:
+    """Each stratum's share for the decision's loss, ``N_h sqrt(V_h)``
+    (:func:`judge.calibration.regretshares.regret_shares`: the regret-weighted variance of
+    the influence of its pairs on ``objective(τ*_b) − objective(τ̂)``), from ``estimate``
+    (:func:`decision_loss` of ``scores`` and ``design``)."""
+    _, small, pos = design.sizes()
+    w = design.weights()
+    keep = w > 0
+    lab = design.labelled[keep]
+    return regret_shares(np.asarray(scores, dtype=np.float64), design.strata,
+                         (pos + 1.0) / (small + 2.0), scores[lab], design.positive[keep],
+                         w[keep], estimate.tau, np.array(estimate.taus),
+                         np.array(estimate.regrets), estimate.objective)
 
 
 def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
-             window: tuple[float, float] | None = None) -> NDArray[np.intp]:
+             window: tuple[float, float] | None = None,
+             shares: NDArray[np.float64] | None = None) -> NDArray[np.intp]:
     """How many of the next ``k`` labels each stratum gets: first up to ``MIN_PER_STRATUM`` per
     stratum, then one at a time to the stratum furthest below its share of the new total
-    ``n + k``, never more than its unlabelled pairs. A stratum's share is its Neyman weight
-    ``N_h σ_h``, times ``FOCUS`` when its score range meets ``window`` (τ̂'s current interval,
-    with the population ``scores``).
+    ``n + k``, never more than its unlabelled pairs.
+
+    Args:
+        design: the labelled sample.
+        k: labels to allocate (>= 0).
+        scores: the population's scores (needed for ``window`` only).
+        window: a score range ``(low, high)``: the strata it meets get ``FOCUS`` times their
+            share (None = no window).
+        shares: each stratum's share, >= 0, shape (H,) (default, or when all 0: Neyman's,
+            :func:`neyman_shares`; :func:`suggest` passes :func:`loss_shares`).
 
     Returns:
         Counts per stratum, summing to ``min(k, unlabelled scored pairs)``.
     """
-    big, small, pos = design.sizes()
+    big, small, _ = design.sizes()
     free = big - small
     add = np.zeros_like(big)
-    p = (pos + 1.0) / (small + 2.0)
-    share = big * np.sqrt(p * (1.0 - p))
+    share = (neyman_shares(design) if shares is None or not np.asarray(shares).sum() > 0
+             else np.asarray(shares, dtype=np.float64).copy())
     if window is not None and scores is not None:
         lo, hi = window
         for h in range(design.n_strata):
@@ -232,15 +284,42 @@ def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
 
 
 def suggest(design: Design, k: int, seed: int = 0, scores: NDArray[np.float64] | None = None,
-            window: tuple[float, float] | None = None) -> list[int]:
-    """Population indices of ``k`` unlabelled pairs to label next: :func:`allocate`'s counts,
-    drawn at random within each stratum (seeded), ordered by stratum then index."""
+            window: tuple[float, float] | None = None, objective: str = "f1",
+            n_boot: int = 200, estimate: LossEstimate | None = None) -> list[int]:
+    """Population indices of ``k`` (>= 0) unlabelled pairs to label next: :func:`allocate`'s
+    counts per stratum, drawn at random within each stratum (:func:`draw`, seeded by ``seed``
+    like the bootstrap). With the population's ``scores`` (in [0, 1], NaN = unscored) the
+    counts follow the decision's loss: :func:`loss_shares` of ``estimate``, or of
+    :func:`decision_loss` ``(scores, design, objective, n_boot)`` when it is None. Without
+    ``scores``, or while τ is undefined (labels of one class), Neyman's shares. ``window``: see
+    :func:`allocate`. ``k = 1`` after every label is ``simjudge review``'s sequential design."""
+    boot_seed, draw_seed = np.random.SeedSequence(seed).spawn(2)
+    shares = None
+    if scores is not None:
+        if estimate is None:
+            try:
+                estimate = decision_loss(scores, design, objective, n_boot,
+                                         int(boot_seed.generate_state(1)[0]))
+            except ValueError:  # one class so far: τ undefined
+                estimate = None
+        if estimate is not None and estimate.taus:
+            shares = loss_shares(scores, design, estimate)
+    return draw(design, allocate(design, k, scores, window, shares), draw_seed)
+
+
+def draw(design: Design, counts: NDArray[np.intp],
+         seed: int | np.random.SeedSequence = 0) -> list[int]:
+    """Population indices of ``counts[h]`` unlabelled pairs of each stratum ``h``, drawn at
+    random without replacement (seeded), ordered by stratum then index.
+
+    Raises:
+        ValueError: a count above the stratum's unlabelled pairs.
+    """
     rng = np.random.default_rng(seed)
-    add = allocate(design, k, scores, window)
     taken = np.zeros(len(design.strata), dtype=bool)
     taken[design.labelled] = True
     out: list[int] = []
-    for h, m in enumerate(add):
+    for h, m in enumerate(counts):
         if m:
             free = np.flatnonzero((design.strata == h) & ~taken)
             out += sorted(int(i) for i in rng.choice(free, size=int(m), replace=False))

@@ -7,8 +7,15 @@ population of one judge's scores, and writes the suggestions: ``suggestions.json
 ``score``, ``stratum`` and pool ``source`` line) and ``suggestions/``, a run directory of those
 items judged by the same judge (cache hits) at τ̂, which ``simjudge audit`` opens for labelling
 (``--blind`` hides the judge's scores). The labels the page exports are merged into the labels
-file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round; the stopping rule is
-τ̂'s 95 % interval width ≤ ``--target-width``.
+file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round.
+
+The stopping rule is on what the user loses (:func:`judge.calibration.stratified.decision_loss`):
+no suggestions once, for every judge, the bootstrap estimate of the objective lost by using τ̂
+instead of the best τ (``mean_b objective_b(τ*_b) − objective_b(τ̂)`` on the weighted population)
+is at most ``--target-loss`` (default 0.01, in the objective's units) and every stratum holds its
+minimum of labels. τ̂'s 95 % interval is reported, not used to stop: near its best the objective
+is flat, so the interval can stay wide while nothing is lost. The pairs suggested are allocated
+to the strata whose pairs can move that loss (:func:`judge.calibration.stratified.loss_shares`).
 """
 
 from __future__ import annotations
@@ -22,68 +29,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judge import io
-from judge.calibration.labels import LabelSet
-from judge.calibration.stratified import MIN_PER_STRATUM, Design, score_strata
-from judge.errors import InputError
+from judge.calibration.pool import Pool
+from judge.calibration.stratified import Design, LossEstimate, decision_loss, score_strata
+from judge.numbers import finite_or_none
 from judge.record.store import Renderer
-
-
-@dataclass(frozen=True)
-class Pool:
-    """The unlabelled pairs (distinct, none of them a labelled pair).
-
-    Attributes:
-        pairs: ``(pred, truth)`` in first-seen order.
-        ids: each pair's ``id`` field when its row has one, else ``pool-line<N>``.
-        sources: ``FILE:LINE`` of each pair's first row.
-        path, sha256: the file.
-        rows: rows read; ``labelled``: rows whose pair is already labelled (left out);
-        ``repeated``: rows repeating an earlier pool pair.
-    """
-
-    pairs: list[tuple[str, str]]
-    ids: list[str]
-    sources: list[str]
-    path: str
-    sha256: str
-    rows: int
-    labelled: int
-    repeated: int
-
-
-def load_pool(path: str | Path, labels: LabelSet, pred_field: str = "pred",
-              truth_field: str = "truth", max_chars: int = 4096) -> Pool:
-    """Read the unlabelled pool (JSONL/CSV/TSV; any label field is ignored).
-
-    Raises:
-        InputError: unreadable file, a missing or non-string side, a string over ``max_chars``
-            (file, line and field named), or no pair left once the labelled ones are removed.
-    """
-    known = {(p.pred, p.truth) for p in labels.pairs}
-    seen: set[tuple[str, str]] = set()
-    pairs: list[tuple[str, str]] = []
-    ids: list[str] = []
-    sources: list[str] = []
-    records = io.read_records(path)
-    labelled = repeated = 0
-    for rec in records:
-        pair = (io.text(rec, pred_field), io.text(rec, truth_field))
-        for name, side in zip((pred_field, truth_field), pair, strict=True):
-            io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
-        if pair in known:
-            labelled += 1
-        elif pair in seen:
-            repeated += 1
-        else:
-            seen.add(pair)
-            pairs.append(pair)
-            ids.append(io.record_id(rec, ("id",)) if "id" in rec.data else f"pool-line{rec.line}")
-            sources.append(f"{rec.path}:{rec.line}")
-    if not pairs:
-        raise InputError(f"no unlabelled pair in the pool ({len(records)} rows, {labelled} of "
-                         "them labelled pairs)", path)
-    return Pool(pairs, ids, sources, str(path), io.file_sha256(path), len(records), labelled,
-                repeated)
 
 
 @dataclass(frozen=True)
@@ -94,7 +43,8 @@ class ActiveOptions:
         pool: the unlabelled pairs.
         suggest: pairs to suggest for labelling (0 = estimate only).
         strata: score strata (>= 1).
-        target_width: stop when τ's 95 % interval is at most this wide, in (0, 1].
+        target_loss: stop when every judge's estimated loss of the objective by using τ̂ is at
+            most this (objective units, in (0, 1]) and every stratum holds its minimum.
         renderers: files rendered into the suggestions' audit run (the CLI passes
             :data:`judge.runs.report.RENDERERS` for its ``report.html``; default none).
     """
@@ -102,7 +52,7 @@ class ActiveOptions:
     pool: Pool
     suggest: int = 0
     strata: int = 16
-    target_width: float = 0.1
+    target_loss: float = 0.01
     renderers: Mapping[str, Renderer] = field(default_factory=dict)
 
 
@@ -193,16 +143,25 @@ class Population:
     n_labels: int
     design_scores: NDArray[np.float64]
 
-    def report(self, tau_ci95: Any, pool: Pool, pool_scores: Any,
-               target_width: float) -> dict[str, Any]:
+    def loss(self, objective: str, n_boot: int, seed: int) -> LossEstimate:
+        """The judge's :func:`~judge.calibration.stratified.decision_loss` (τ̂, its interval and
+        the objective lost by using it), with the bootstrap's ``n_boot`` and ``seed``.
+
+        Raises:
+            ValueError: its labelled pairs are of one class, or of one distinct score.
+        """
+        return decision_loss(self.scores, self.design, objective, n_boot, seed)
+
+    def report(self, estimate: LossEstimate, pool: Pool, pool_scores: Any,
+               target_loss: float) -> dict[str, Any]:
         """The ``stratified`` section of a judge's calibration report.
 
         Args:
-            tau_ci95: τ̂'s stratified-bootstrap interval ``[low, high]`` (None = no bootstrap).
+            estimate: its :meth:`loss` (the stopping rule's loss, τ̂ and its interval).
             pool: the pool; pool_scores: the judge's :class:`JudgeScores` of its pairs.
-            target_width: the stopping rule's width of τ's 95 % interval, in (0, 1]; the
-                target counts as reached only once every stratum also holds
-                ``MIN_PER_STRATUM`` labels (or all its pairs).
+            target_loss: the stopping rule's loss, in (0, 1] objective units; the target
+                counts as reached only once every stratum also holds ``MIN_PER_STRATUM``
+                labels (or all its pairs).
         """
         big, small, pos = self.design.sizes()
         rows = []
@@ -211,13 +170,8 @@ class Population:
             rows.append({"scores": [round(float(sh.min()), 6), round(float(sh.max()), 6)],
                          "pairs": int(big[h]), "labelled": int(small[h]),
                          "positive": int(pos[h])})
-        width = (None if not tau_ci95 or any(x is None or x != x for x in tau_ci95)
-                 else round(float(tau_ci95[1]) - float(tau_ci95[0]), 6))
         pool_failed = int(np.isnan(pool_scores.scores).sum())
-        # the stopping rule also waits for every stratum's minimum of labels: before that the
-        # strata are collapsed and the bootstrap can be far too narrow (a τ̂ at the edge of a
-        # few labelled scores barely moves under resampling)
-        short = int((small < np.minimum(MIN_PER_STRATUM, big)).sum())
+        loss = finite_or_none(estimate.loss)
         return {
             "pool": {"path": pool.path, "sha256": pool.sha256, "rows": pool.rows,
                      "pairs": len(pool.pairs), "already_labelled": pool.labelled,
@@ -232,9 +186,17 @@ class Population:
                          "resampling within strata",
             "unweighted": "the correlations and the cross-validation are of the labelled "
                           "sample, unweighted (ROC-AUC and PR-AUC are weighted like τ)",
-            "tau_ci95_width": width, "target_width": target_width,
-            "strata_below_minimum": short,
-            "target_reached": width is not None and width <= target_width and not short,
+            "tau": estimate.tau, "tau_ci95": [estimate.low, estimate.high],
+            "tau_ci95_width": round(estimate.high - estimate.low, 6),
+            "loss": None if loss is None else round(loss, 6),
+            "loss_definition": f"mean over {estimate.resamples} stratified bootstrap resamples "
+                               f"b of {estimate.objective}_b(τ*_b) − {estimate.objective}_b(τ̂): "
+                               "the objective expected to be lost by using τ̂ "
+                               "(judge/calibration/stratified.py decision_loss)",
+            "loss_resamples": estimate.resamples, "loss_skipped": estimate.skipped,
+            "target_loss": target_loss,
+            "strata_below_minimum": self.design.strata_below_minimum(),
+            "target_reached": estimate.stop(target_loss),
         }
 
 
@@ -253,31 +215,37 @@ def suggestion_rows(shared: SharedStrata, picks: list[int], pool: Pool) -> list[
 
 
 def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
-                     reports: dict[str, Any], seed: int) -> tuple[list[dict[str, Any]], str | None]:
-    """The ``suggestions.jsonl`` rows for ``active.suggest`` pairs
-    (:func:`judge.calibration.stratified.suggest` over the shared strata; with one judge focused
-    on its τ̂'s interval), and why there are none: ``"τ undefined"`` (no judge has a τ) or
-    ``"target reached"`` (every judge's τ interval meets the target width and every stratum its
-    minimum of labels).
+                     losses: Mapping[str, tuple[Population, LossEstimate]],
+                     reports: dict[str, Any], seed: int,
+                     ) -> tuple[list[dict[str, Any]], str | None]:
+    """The ``suggestions.jsonl`` rows for ``active.suggest`` pairs, and why there are none:
+    ``"τ undefined"`` (no judge has a τ) or ``"target reached"`` (every judge's estimated loss
+    is within ``active.target_loss`` and every stratum holds its minimum of labels).
+
+    Each judge's strata shares follow its decision's loss
+    (:func:`judge.calibration.stratified.loss_shares`); several judges share one design, so
+    their normalised shares are averaged (a compromise allocation, Cochran 1977 §5A.3). The
+    pairs are drawn at random within strata (:func:`judge.calibration.stratified.draw`).
 
     Args:
         shared: the design (None when no judge could be calibrated).
-        reports: judge id → its calibration report (``stratified``, ``bootstrap``).
+        losses: judge id → its population and :class:`LossEstimate` (judges with a τ).
+        reports: judge id → its calibration report (``stratified``).
         seed: the draw's seed.
     """
-    from judge.calibration.stratified import suggest
+    from judge.calibration.stratified import allocate, draw, loss_shares
 
     strat = {j: r["stratified"] for j, r in reports.items() if r.get("stratified")}
     if shared is None or not strat:
         return [], "τ undefined"
     if all(s["target_reached"] for s in strat.values()):
         return [], "target reached"
-    window = None
-    if len(reports) == 1:
-        ci = (next(iter(reports.values())).get("bootstrap") or {}).get("tau_ci95")
-        if ci is not None and next(iter(strat.values()))["tau_ci95_width"] is not None:
-            window = (float(ci[0]), float(ci[1]))
-    picks = suggest(shared.design(), active.suggest, seed, shared.scores, window)
+    parts = [loss_shares(pop.scores, pop.design, est) for pop, est in losses.values()
+             if est.taus]
+    parts = [x / x.sum() for x in parts if x.sum() > 0]
+    design = shared.design()
+    counts = allocate(design, active.suggest, shares=np.mean(parts, axis=0) if parts else None)
+    picks = draw(design, counts, seed)
     return suggestion_rows(shared, picks, active.pool), None
 
 

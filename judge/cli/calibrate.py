@@ -42,8 +42,11 @@ def calibrate_command(
         "suggestions/); needs --pool. Several judges: strata by mean score and disagreement.")
     ] = 0,
     strata: Annotated[int, typer.Option(help="Score strata of the population (--pool).")] = 16,
-    target_width: Annotated[float, typer.Option(
-        help="Stopping rule: no suggestions once τ's 95% CI is at most this wide.")] = 0.1,
+    target_loss: Annotated[float, typer.Option(
+        help="Stopping rule (--pool): no suggestions once the objective expected to be lost "
+        "by using τ̂ instead of the best τ (stratified bootstrap; needs --bootstrap > 0) is at "
+        "most this, in the objective's units, and every stratum holds its minimum of labels.")
+    ] = 0.01,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -60,13 +63,15 @@ def calibrate_command(
     outcomes, and the terminal says when some of its calls failed (its statistics then use the
     scored pairs only). With --pool (unlabelled pairs) each judge also scores the pool and τ,
     its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
-    stratum, bootstrap within strata (judge/calibration/stratified.py); --suggest N then writes
-    the N pool pairs to label next (Neyman allocation over the strata, focused on τ's CI,
-    random within a stratum; several judges: strata by their mean score, split by their
-    disagreement) as suggestions.jsonl and the run suggestions/ for `simjudge
-    audit`, unless τ's CI is already within --target-width (the stopping rule). Exit status 2
-    on bad input; 1 when some judge calls failed (the output is written) or the disk refused
-    a write.
+    stratum, bootstrap within strata (judge/calibration/stratified.py), and the objective
+    expected to be lost by using τ̂ instead of the best τ (bootstrap mean of objective(τ*) −
+    objective(τ̂) on the weighted population). --suggest N then writes the N pool pairs to label
+    next (allocated to the strata whose pairs can move that loss, random within a stratum;
+    several judges: strata by their mean score, split by their disagreement) as
+    suggestions.jsonl and the run suggestions/ for `simjudge audit`, unless that loss is
+    already at most --target-loss with every stratum at its minimum of labels (the stopping
+    rule; τ's CI is reported, not used to stop). Exit status 2 on bad input; 1 when some judge
+    calls failed (the output is written) or the disk refused a write.
     """
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
@@ -92,7 +97,7 @@ def calibrate_command(
         label_set = load_labels(labels, pred_field, truth_field, label_field,
                                 positive_threshold, where or [], max_chars=max_chars)
         say(label_set.describe())  # how repeated rows were merged
-        active = _active(pool, suggest, strata, target_width, label_set, pred_field,
+        active = _active(pool, suggest, strata, target_loss, label_set, pred_field,
                          truth_field, max_chars)
         target = out_dir or default_run_dir("calibrate")
         prepare_out_dir(target, overwrite)  # before any judge call
@@ -120,23 +125,25 @@ def calibrate_command(
         raise typer.Exit(1)  # like eval: some judge calls failed (named above)
 
 
-def _active(pool: Path | None, suggest: int, strata: int, target_width: float, labels: Any,
+def _active(pool: Path | None, suggest: int, strata: int, target_loss: float, labels: Any,
             pred_field: str, truth_field: str, max_chars: int) -> Any:
     """The checked pool options (None without --pool); the pool is read here, before any
     judge call.
 
     Raises:
         InputError: --suggest < 0, or without --pool; --strata < 1;
-            --target-width outside (0, 1]; a bad pool file (:func:`~judge.calibration.suggest.
+            --target-loss outside (0, 1]; a bad pool file (:func:`~judge.calibration.pool.
             load_pool`).
     """
-    from judge.calibration.suggest import ActiveOptions, load_pool
+    from judge.calibration.pool import load_pool
+    from judge.calibration.suggest import ActiveOptions
     from judge.pipeline.checks import check_min
 
     check_min("suggest", suggest, 0, " (pairs to suggest; 0 = none)")
     check_min("strata", strata, 1)
-    if not 0.0 < target_width <= 1.0:
-        raise InputError(f"expected a width in (0, 1], got {target_width}", field="target-width")
+    if not 0.0 < target_loss <= 1.0:
+        raise InputError(f"expected a loss in (0, 1] (objective units), got {target_loss}",
+                         field="target-loss")
     if pool is None:
         if suggest:
             raise InputError("--suggest needs --pool: the unlabelled pairs to choose from",
@@ -145,4 +152,4 @@ def _active(pool: Path | None, suggest: int, strata: int, target_width: float, l
     from judge.runs.report import RENDERERS
 
     return ActiveOptions(load_pool(pool, labels, pred_field, truth_field, max_chars), suggest,
-                         strata, target_width, RENDERERS)
+                         strata, target_loss, RENDERERS)

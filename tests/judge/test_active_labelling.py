@@ -1,6 +1,8 @@
 """Active labelling (``calibrate --pool --suggest``): strata, collapsed estimation strata, weights,
 Neyman allocation — each by hand — the weighted τ against the unweighted one when every pair is
-labelled, and the CLI round trip (suggest → audit run → labels merge → calibrate again)."""
+labelled, the decision's loss and its stopping rule by hand, the loss-targeted shares against
+analytic F1 derivatives, and the CLI round trip (suggest → audit run → labels merge → calibrate
+again, then the rule stopping)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,16 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.calibration import stratified as st
-from judge.calibration.stratified import Design, allocate, score_strata, stratified_tau, suggest
+from judge.calibration.regretshares import regret_shares
+from judge.calibration.stratified import (
+    Design,
+    allocate,
+    decision_loss,
+    loss_shares,
+    score_strata,
+    stratified_tau,
+    suggest,
+)
 from judge.calibration.taubootstrap import tau_interval
 from judge.cli import app
 from judge.record.store import load_run
@@ -91,6 +102,146 @@ def test_every_pair_labelled_gives_the_unweighted_tau() -> None:
     est = stratified_tau(s, d, "f1", 50, 0)
     assert est.tau == pytest.approx(tau_interval(s, y, "f1", 0, 0)[0])
     assert est.low <= est.tau <= est.high and len(est.taus) + est.skipped == 50
+
+
+def _three_groups() -> tuple[np.ndarray, Design]:
+    # 90 pairs in 3 strata of 30 with one score each (0.2, 0.5, 0.8), 3 labels per stratum:
+    # negatives at 0.2, positives at 0.8, and 1 positive + 2 negatives at 0.5. Each label
+    # weighs N_g / n_g = 10, so the weighted population is 30 negatives at 0.2, 10 positives
+    # and 20 negatives at 0.5, 30 positives at 0.8
+    scores = np.repeat([0.2, 0.5, 0.8], 30)
+    lab = np.array([0, 1, 2, 30, 31, 32, 60, 61, 62])
+    pos = np.array([False] * 3 + [True, False, False] + [True] * 3)
+    return scores, Design(np.repeat([0, 1, 2], 30), lab, pos)
+
+
+def test_decision_loss_by_hand() -> None:
+    scores, d = _three_groups()
+    # two cuts: τ = 0.35 (0.5 and 0.8 predicted positive): TP 40, FP 20 → F1 = 80/100 = 0.8;
+    # τ = 0.65 (0.8 only): TP 30, FN 10 → F1 = 60/70 = 6/7 → τ̂ = 0.65
+    est = decision_loss(scores, d, "f1", n_boot=4000, seed=1)
+    assert est.tau == pytest.approx(0.65) and est.objective_at_tau == pytest.approx(6 / 7)
+    # a resample redraws the 3 labels at 0.5 with replacement: k ~ Binomial(3, 1/3) positives
+    # (weighted 10k positives, 10(3 − k) negatives there); 0.2 and 0.8 never change. F1 at
+    # 0.35 = (60 + 20k)/(90 + 10k), at 0.65 = 60/(60 + 10k):
+    #   k = 0: 0.667 vs 1 → τ* = τ̂, regret 0   k = 1: 0.8 vs 0.857 → regret 0
+    #   k = 2: 10/11 vs 3/4 → regret 7/44       k = 3: 1 vs 2/3 → regret 1/3
+    # expected regret = 6/27 · 7/44 + 1/27 · 1/3 = 765/16038 = 0.047699; its SD per resample
+    # is 0.0864, so the mean of 4000 resamples is within 4 SE = 0.0055 of it
+    assert est.loss == pytest.approx(765 / 16038, abs=0.0055)
+    assert est.resamples == 4000 and est.skipped == 0 and est.n_labels == 9
+    assert len(est.taus) == len(est.regrets) == 4000
+    assert set(np.round(est.regrets, 6)) == {0.0, round(7 / 44, 6), round(1 / 3, 6)}
+    # τ* = 0.35 in 7/27 = 26 % of resamples: the interval spans both cuts
+    assert (est.low, est.high) == pytest.approx((0.35, 0.65))
+    assert est.minimums_met  # 3 labels in each stratum
+    assert est.stop(0.06) and not est.stop(0.035)
+    # the same resamples as stratified_tau's interval for a seed
+    tau_est = stratified_tau(scores, d, "f1", 4000, 1)
+    assert (tau_est.low, tau_est.high) == (est.low, est.high)
+
+
+def test_loss_is_zero_when_every_resample_agrees_with_tau() -> None:
+    # separable labels: in every resample the best cut lies between the largest negative and
+    # the smallest positive drawn, and τ̂ = 0.5 (between 0.3 and 0.7) scores F1 = 1 there too:
+    # nothing is lost, though τ* moves with the draw (0.45 when 0.3 is not drawn, probability
+    # (5/6)^6 = 0.33): a wide interval and a loss of exactly 0
+    scores = np.array([0.1, 0.2, 0.3, 0.7, 0.8, 0.9])
+    d = Design(np.zeros(6, dtype=np.intp), np.arange(6), np.array([False] * 3 + [True] * 3))
+    est = decision_loss(scores, d, "f1", 200, 0)
+    assert est.tau == pytest.approx(0.5) and est.loss == 0.0
+    assert est.low <= 0.45 and est.high >= 0.55
+    assert est.stop(0.01)
+
+
+def test_stop_waits_for_every_stratum_minimum() -> None:
+    # strata of 10, 2 and 10 pairs; labelled 3, 2 (all of it: its minimum is min(3, N_h) = 2)
+    # and 2: the third stratum is short. Labels separable (negatives <= 0.5 < positives), so
+    # the loss is 0 and only the minimum holds the rule back
+    strata = np.repeat([0, 1, 2], [10, 2, 10])
+    scores = np.concatenate([np.linspace(0.1, 0.12, 10), [0.5, 0.6], np.linspace(0.9, 0.95, 10)])
+    lab = np.array([0, 1, 2, 10, 11, 12, 13])
+    pos = np.array([False, False, False, False, True, True, True])
+    est = decision_loss(scores, Design(strata, lab, pos), "f1", 100, 0)
+    assert est.loss == 0.0 and not est.minimums_met and not est.stop(1.0)
+    assert Design(strata, lab, pos).strata_below_minimum() == 1
+    lab3, pos3 = np.append(lab, 14), np.append(pos, True)
+    est = decision_loss(scores, Design(strata, lab3, pos3), "f1", 100, 0)
+    assert est.minimums_met and est.stop(0.0)
+    # no resample: the loss is undefined and the rule never stops
+    est = decision_loss(scores, Design(strata, lab3, pos3), "f1", 0, 0)
+    assert est.loss != est.loss and not est.stop(1.0) and est.low == est.high == est.tau
+
+
+def test_resample_sweep_matches_sweep_arrays() -> None:
+    # one label per group: every resample redraws the same pairs, so τ*_b and the objective at
+    # τ*_b are those of metrics.sweep_arrays on the weighted labels (an independent path)
+    from judge.calibration.sweepboot import resample_sweep
+    from metrics import best_index, sweep_arrays
+
+    rng = np.random.default_rng(3)
+    s = rng.uniform(size=40)
+    y = rng.uniform(size=40) < s
+    w = rng.uniform(1, 5, size=40)
+    for objective in ("f1", "kappa", "youden", "accuracy"):
+        sw = sweep_arrays(s, y, weights=w)
+        i = best_index(sw[objective])
+        boot = resample_sweep(s, y, w, np.arange(40), float(sw["tau"][i]), objective, 3, 0)
+        np.testing.assert_allclose(boot.taus, sw["tau"][i])
+        np.testing.assert_allclose(boot.best, sw[objective][i])
+        np.testing.assert_allclose(boot.at_tau, sw[objective][i])
+
+
+def test_loss_shares_against_analytic_f1_derivatives() -> None:
+    from judge.calibration.stratified import LossEstimate
+
+    scores, d = _three_groups()
+    # one resample that matters: τ* = 0.35 below τ̂ = 0.65 (a second with regret 0 weighs 0)
+    est = LossEstimate(0.65, 0.35, 0.65, 0.05, 9, True, "f1", taus=(0.35, 0.65),
+                       regrets=(0.1, 0.0))
+
+    def grad(tp: float, fp: float, fn: float) -> dict[str, float]:
+        # F1 = 2TP/D, D = 2TP + FP + FN: ∂/∂TP = 2(FP + FN)/D², ∂/∂FP = ∂/∂FN = −2TP/D²
+        den = (2 * tp + fp + fn) ** 2
+        return {"tp": 2 * (fp + fn) / den, "fp": -2 * tp / den, "fn": -2 * tp / den, "tn": 0.0}
+
+    g_hat, g_star = grad(30, 0, 10), grad(40, 20, 0)  # counts at 0.65 and at 0.35
+    # influence of a pair = ∂F1(τ*)/∂(its cell at τ*) − ∂F1(τ̂)/∂(its cell at τ̂), per region:
+    # 0.2 below both, 0.5 between (above τ*, below τ̂), 0.8 above both
+    z = {0.2: (g_star["fn"] - g_hat["fn"], g_star["tn"] - g_hat["tn"]),
+         0.5: (g_star["tp"] - g_hat["fn"], g_star["fp"] - g_hat["tn"]),
+         0.8: (g_star["tp"] - g_hat["tp"], g_star["fp"] - g_hat["fp"])}
+    p = {0.2: 1 / 5, 0.5: 2 / 5, 0.8: 4 / 5}  # (pos + 1) / (n + 2)
+    want = []
+    for v in (0.2, 0.5, 0.8):
+        (z1, z0), q = z[v], p[v]
+        mean = q * z1 + (1 - q) * z0
+        want.append(30 * np.sqrt(q * z1 ** 2 + (1 - q) * z0 ** 2 - mean ** 2))
+    got = loss_shares(scores, d, est)
+    np.testing.assert_allclose(got, want, rtol=1e-4)  # ≈ 0.0509, 0.3563, 0.0519
+    # the pairs between τ̂ and τ* get the labels: targets for 9 + 12 labels are 2.3, 16.3
+    # and 2.4, so all 12 go to the 0.5 stratum
+    assert allocate(d, 12, shares=got).tolist() == [0, 12, 0]
+    picks = suggest(d, 12, 0, scores, estimate=est)
+    assert len(picks) == 12 and all(33 <= i < 60 for i in picks)
+    # the same shares through regret_shares directly, with the estimate's resamples
+    w = d.weights()
+    direct = regret_shares(scores, d.strata, np.array([0.2, 0.4, 0.8]), scores[d.labelled],
+                           d.positive, w, 0.65, np.array([0.35, 0.65]), np.array([0.1, 0.0]),
+                           "f1")
+    np.testing.assert_allclose(direct, want, rtol=1e-4)
+
+
+def test_suggest_follows_the_bootstrap_loss() -> None:
+    # with the population's scores, suggest computes the loss itself: the 12 labels above go
+    # mostly to the 0.5 stratum, where τ̂ and the resamples' τ* disagree
+    scores, d = _three_groups()
+    picks = suggest(d, 12, 0, scores)
+    assert sum(30 <= i < 60 for i in picks) >= 10 and len(set(picks)) == 12
+    assert not set(picks) & set(d.labelled.tolist())
+    # without scores: Neyman's shares (p = 0.2, 0.4, 0.8 → N·σ = 12, 14.7, 12): a spread
+    counts = np.bincount(np.array(suggest(d, 12, 0)) // 30, minlength=3)
+    assert counts.tolist() == allocate(d, 12).tolist() and counts.max() < 12
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
@@ -172,19 +323,36 @@ def test_target_reached_writes_no_suggestions(tmp_path: Path,
         {"pred": p, "truth": t, "label": y} for p, t, y in
         ((p, t, y) for k, ((p, t), y) in enumerate(truth.items()) if k % 2 == 0)])
     code, text = _calibrate(labels, "--judge", "local", "--pool", pool, "--suggest", 5,
-                            "--target-width", 1.0, "--bootstrap", 50, "--out", tmp_path / "c")
+                            "--target-loss", 0.02, "--bootstrap", 200, "--out", tmp_path / "c")
     assert code == 0, text
-    assert "labelling can stop" in text
+    assert "labelling can stop" in text and "expected to be lost by using τ̂" in text
     assert not (tmp_path / "c" / "suggestions.jsonl").exists()
+    assert not (tmp_path / "c" / "suggestions").exists()
     rep = json.loads((tmp_path / "c" / "calibration.json").read_text())
     assert rep["suggestions"]["written"] == 0 and rep["suggestions"]["stop"] == "target reached"
-    strat = rep["judges"]["local"]["stratified"]
+    r = rep["judges"]["local"]
+    strat = r["stratified"]
     assert strat["target_reached"] is True and strat["strata_below_minimum"] == 0
+    assert strat["target_loss"] == 0.02 and strat["loss_resamples"] + strat["loss_skipped"] == 200
+    # half of a weak judge's set labelled: the loss is small (F1 is flat near its best τ) though
+    # τ's interval stays wide — the case the width rule never stopped on
+    assert 0.0 <= strat["loss"] <= 0.02
+    assert strat["tau_ci95_width"] > 0.02
+    # τ̂ and its interval are calibrate's own (the same resamples for the same seed)
+    assert strat["tau"] == pytest.approx(r["tau"])
+    assert strat["tau_ci95"] == pytest.approx(r["bootstrap"]["tau_ci95"])
+    # a target below that loss is not reached: the same labels get suggestions
+    code, text = _calibrate(labels, "--judge", "local", "--pool", pool, "--suggest", 5,
+                            "--target-loss", 1e-6, "--bootstrap", 200, "--out", tmp_path / "d")
+    assert code == 0, text
+    rep = json.loads((tmp_path / "d" / "calibration.json").read_text())
+    assert rep["suggestions"]["written"] == 5 and rep["suggestions"]["stop"] is None
+    assert rep["judges"]["local"]["stratified"]["loss"] == pytest.approx(strat["loss"])
 
 
 @pytest.mark.parametrize("extra,message", [
     (["--suggest", "5"], "--suggest needs --pool"),
-    (["--pool", "{pool}", "--target-width", "0"], "target-width"),
+    (["--pool", "{pool}", "--target-loss", "0"], "target-loss"),
     (["--pool", "{bad}"], "bad.jsonl:2"),
 ])
 def test_bad_pool_options_exit_2_before_any_call(tmp_path: Path, am2ico_pool: tuple,  # type: ignore[type-arg]
