@@ -11,6 +11,7 @@ import typer
 
 from judge.cli import labelopts as lo
 from judge.cli import options as o
+from judge.cli.calcheck import check_options, run_check
 from judge.cli.common import (
     fail,
     fail_storage,
@@ -24,8 +25,10 @@ from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 @o.with_judge_flags
 def calibrate_command(
-    labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
+    labels: Annotated[Path | None, typer.Argument(
+        help="JSONL/CSV/TSV of pairs with human labels (optional with --check).")] = None,
     judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
+    check: lo.Check = None, min_kappa: lo.MinKappa = None, context: o.Context = "",
     objective: Annotated[str, typer.Option(help="f1, kappa, accuracy or youden.")] = "f1",
     positive_threshold: lo.PositiveThreshold = None, bootstrap: lo.Bootstrap = 1000,
     folds: Annotated[int, typer.Option(help="k for the cross-validated estimate.")] = 5,
@@ -66,8 +69,14 @@ def calibrate_command(
     disagreement) as suggestions.jsonl and the run suggestions/ for `simjudge
     audit`, unless τ's CI is already within --target-width (the stopping rule). Exit status 2
     on bad input; 1 when some judge calls failed (the output is written) or the disk refused
-    a write.
+    a write. Each judge's identity (every setting that can change its scores) and the labels'
+    sha256 and count are recorded: eval --tau-from refuses the τ for another identity, and
+    --check FILE checks a calibration instead of making one (see --check, --min-kappa).
     """
+    if check is not None:  # no judge call, nothing written (exits)
+        run_check(check, labels, judge, judges_file, judge_flags, context, min_kappa,
+                  (pred_field, truth_field, label_field, positive_threshold, where, max_chars),
+                  {"out": out_dir, "pool": pool, "suggest": suggest, "run": run})
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
     from judge.calibration.labels import load_labels
@@ -78,6 +87,7 @@ def calibrate_command(
     from metrics import OBJECTIVES
 
     try:
+        labels = check_options(labels, min_kappa)
         if objective not in OBJECTIVES:
             raise InputError(f"unknown objective {objective!r}; expected one of "
                              f"{', '.join(OBJECTIVES)}", field="objective")
@@ -101,7 +111,7 @@ def calibrate_command(
             with progress() as factory:
                 result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
                                          folds, seed, run, overwrite, progress_factory=factory,
-                                         active=active)
+                                         active=active, context=context)
         finally:
             cache.close()
     except (InputError, CacheMissError) as exc:
