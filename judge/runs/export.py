@@ -14,7 +14,10 @@ Archive layout (one top folder, the bundle's name)::
                            ``--cache-dir cache --cache-mode cache-only --out replay``
 
 The entries a run used are the ``cache_key`` of every verdict (an embedding judge's
-``KEY(pred)+KEY(truth)`` gives both) and every swap-probe row's ``swapped_cache_key``. Cache
+``KEY(pred)+KEY(truth)`` gives both; a panel's or ``--repeats``' member calls are verdicts of
+their own) and every swap-probe row's ``swapped_cache_key`` and ``swapped_member_cache_keys``.
+A run whose swap probe went through a panel or ``--repeats`` but did not record its member
+keys (written before they were) is refused: its bundle could not replay. Cache
 values hold raw answers and usage only — never an API key (:func:`judge.cache.cache_key`
 refuses credential-like parts) — so the bundle holds none either.
 """
@@ -65,16 +68,29 @@ class ExportResult:
 
 def used_cache_keys(record: RunRecord) -> list[str]:
     """The cache keys a run used, sorted: every verdict's ``cache_key`` (``A+B`` split) and
-    every ``swap_probe.jsonl`` row's ``swapped_cache_key``; anything that is not a sha256 hex
-    key (a table judge's, a run's without keys) is skipped."""
+    every ``swap_probe.jsonl`` row's ``swapped_cache_key`` and ``swapped_member_cache_keys``;
+    anything that is not a sha256 hex key (a table judge's, a run's without keys) is skipped."""
     found: set[str] = set()
     raw = [v.get("cache_key") for v in record.verdict_rows()]
-    raw += [r.get("swapped_cache_key") for r in record.extra.get("swap_probe.jsonl", [])]
+    for r in record.extra.get("swap_probe.jsonl", []):
+        raw += [r.get("swapped_cache_key"), *(r.get("swapped_member_cache_keys") or [])]
     for k in raw:
         for part in str(k or "").split("+"):
             if _KEY.match(part):
                 found.add(part)
     return sorted(found)
+
+
+def unrecorded_swaps(record: RunRecord) -> int:
+    """Swap-probe rows whose swapped call went through a panel or ``--repeats`` (the run has
+    member verdicts) but which record no key of it: no ``swapped_cache_key`` and no
+    ``swapped_member_cache_keys`` field (runs written before that field existed)."""
+    rows = record.extra.get("swap_probe.jsonl", [])
+    if not rows or not any(v.get("member_of") for v in record.verdict_rows()):
+        return 0
+    return sum(1 for r in rows if r.get("swapped_outcome") != "no_verdict"
+               and not _KEY.match(str(r.get("swapped_cache_key") or ""))
+               and "swapped_member_cache_keys" not in r)
 
 
 def _inputs(record: RunRecord, bases: Sequence[Path]) -> tuple[dict[str, Path], dict[str, str]]:
@@ -178,8 +194,10 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
 
     Raises:
         InputError: the run has no path, ``out`` does not end in ``.tar.gz``, the cache is
-            missing, or some entries the run used are not in it (the message gives how many
-            and the first key) — checked before anything is written.
+            missing, some entries the run used are not in it (the message gives how many
+            and the first key), or the run's swap probe did not record the keys of its panel
+            or ``--repeats`` calls (:func:`unrecorded_swaps`) — checked before anything is
+            written.
     """
     if record.path is None:
         raise InputError("the run has no directory")
@@ -194,6 +212,13 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
         d = cfg["cache"].get("directory")
         cache_dir = resolve(str(d), bases) if d else None
     keys = used_cache_keys(record) if with_cache else []
+    blind_swaps = unrecorded_swaps(record) if with_cache else 0
+    if blind_swaps:
+        raise InputError(f"{blind_swaps} swap-probe rows of this run went through a panel or "
+                         "--repeats and record no cache key of their swapped calls (a run "
+                         "written before simjudge recorded them): a cache-only replay would "
+                         "miss those entries. Run it again, or export --without-cache",
+                         run_dir / "swap_probe.jsonl", field="swapped_member_cache_keys")
     cache = JudgeCache(cache_dir, mode="read-only")
     if keys and not (cache.directory / "cache.db").exists():
         raise InputError(f"no cache at {cache.directory}: give --cache-dir", field="cache_dir")

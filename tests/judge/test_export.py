@@ -146,3 +146,62 @@ def test_replay_command_rewrites_paths_and_cache_flags() -> None:
         "--cache-mode", "cache-only", "--out", "replay"]
     assert replay_command(["simjudge", "eval", "a", "--out", "r"], {}, {}, False) == [
         "simjudge", "eval", "a", "--out", "replay"]  # without the cache: a normal rerun
+
+
+def _probed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run with --probe swap and --repeats 2 through a fake server (noisy, order-biased),
+    exported with its cache and unpacked elsewhere; the server and the original are gone."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "d.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ITEMS), encoding="utf-8")
+    monkeypatch.chdir(work)
+    with FakeOpenAIServer(FakeServerConfig(position_bias=0.3, noise=0.2)) as srv:
+        args = ["eval", "d.jsonl", "--judge", "openai:fake", "--base-url", srv.base_url,
+                "--out", "run", "--cache-dir", "c", "--probe", "swap", "--repeats", "2",
+                "--bootstrap", "50"]
+        monkeypatch.setattr(sys, "argv", ["simjudge", *args])
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+        calls = len(srv.log)
+    # 8 pairs × 2 samples = 16 calls, then the sampled swapped pairs × 2 samples each
+    swapped = _rows(work / "run" / "swap_probe.jsonl")
+    assert calls == 16 + 2 * len(swapped)
+    assert all(r["swapped_cache_key"] == "" and len(r["swapped_member_cache_keys"]) == 2
+               for r in swapped)  # the repeats' vote has no key; its two samples do
+    res = runner.invoke(app, ["export", "run", "bundle.tar.gz", "--with-cache"])
+    assert res.exit_code == 0, res.output
+    assert f"{calls} cache entries" in res.output  # before: 16, the swapped samples missing
+    with tarfile.open(work / "bundle.tar.gz") as tar:
+        tar.extractall(tmp_path / "elsewhere", filter="data")
+    # the run as written before swap rows recorded their member keys: refused, nothing written
+    (work / "run" / "swap_probe.jsonl").write_text("".join(
+        json.dumps({k: v for k, v in r.items() if k != "swapped_member_cache_keys"}) + "\n"
+        for r in swapped), encoding="utf-8")
+    res = runner.invoke(app, ["export", "run", "old.tar.gz", "--with-cache"])
+    assert res.exit_code == 2
+    assert f"{len(swapped)} swap-probe rows" in res.output
+    assert "swapped_member_cache_keys" in res.output
+    assert not list(work.glob("old.tar.gz*"))
+    shutil.rmtree(work)
+    return tmp_path / "elsewhere" / "bundle"
+
+
+def _replay(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    manifest = json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))
+    monkeypatch.chdir(bundle)
+    res = runner.invoke(app, manifest["replay"][1:])
+    return res.exit_code, " ".join(res.output.split())
+
+
+def test_probed_repeated_run_replays_from_its_bundle(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = _probed_run(tmp_path, monkeypatch)
+    manifest = json.loads((bundle / "MANIFEST.json").read_text(encoding="utf-8"))
+    code, text = _replay(bundle, monkeypatch)
+    assert code == 0, text  # before: "cache-only mode: no cached answer for key …"
+    a = json.loads((bundle / "run" / "summary.json").read_text(encoding="utf-8"))
+    b = json.loads((bundle / "replay" / "summary.json").read_text(encoding="utf-8"))
+    assert b["judge_calls"] == 0 and b["cache_hits"] == manifest["cache_entries"]
+    assert b["metrics"] == a["metrics"] and b["probes"] == a["probes"]
+    assert b["bootstrap"] == a["bootstrap"]
+
