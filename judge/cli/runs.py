@@ -138,9 +138,10 @@ def export_command(
 ) -> None:
     """Write a reproducibility bundle: the run directory, its input files (when unchanged since
     the run), the prompt templates its scorers used, with --with-cache the cache entries it
-    used, and MANIFEST.json with sha256 sums and the replay command (the run's own command
-    pointed into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the
-    cache lacks an entry the run used; nothing is written then."""
+    used (JSON files, never pickles; the replay checks each one's sha256 before using any),
+    and MANIFEST.json with sha256 sums and the replay command (the run's own command pointed
+    into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the cache
+    lacks an entry the run used; nothing is written then."""
     from judge.record.store import load_run
     from judge.runs.export import export_run
 
