@@ -319,7 +319,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               active.renderers if active is not None else None)
         if active is not None and active.suggest:
             result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
-                                     "stop": stop,
+                                     "stop": stop, "order": "random", "order_seed": seed,
                                      "file": "suggestions.jsonl" if suggestions else None,
                                      "audit": "suggestions" if suggestions else None}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")

@@ -11,7 +11,8 @@ else by file order) and the earlier one is reported as superseded.
 
 Output: one row per pair with ``label`` = the list of the reviewers' labels (the
 several-annotator form ``simjudge calibrate`` and ``leaderboard`` read: majority rule, and a
-``humans`` reference row), ``reviewers``, ``notes`` and ``reviewed_at`` in the same order.
+``humans`` reference row), ``reviewers``, ``notes``, ``reviewed_at`` and ``blind`` (true: labelled
+on a blind page; null: not recorded) in the same order. A merged file read again keeps them.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ class Merged:
             row.update({"label": [_plain(r.label) for r in reviews],
                         "reviewers": [r.reviewer for r in reviews],
                         "reviewed_at": [r.reviewed_at for r in reviews],
-                        "notes": [r.note for r in reviews]})
+                        "notes": [r.note for r in reviews],
+                        "blind": [r.blind for r in reviews]})
             out.append(row)
         return out
 
@@ -128,19 +130,35 @@ def _row_reviews(rec: io.Record, path: Path) -> list[Review]:
                             "(a file written by 'simjudge labels merge')", "reviewers")
         times = rec.data.get("reviewed_at") or [None] * len(raw)
         notes = rec.data.get("notes") or [""] * len(raw)
+        blinds = rec.data.get("blind")  # absent in files merged before it was kept
+        if blinds is None:
+            blinds = [None] * len(raw)
+        if not isinstance(blinds, list) or len(blinds) != len(raw):
+            raise rec.error("expected a list of true/false/null beside 'reviewers', of the same "
+                            "length", "blind")
         out = []
         for k, (r, x) in enumerate(zip(who, raw, strict=True)):
             one = io.Record(rec.path, rec.line, {**rec.data, "label": x, "reviewer": r,
                                                  "reviewed_at": times[k] if k < len(times)
                                                  else None,
-                                                 "note": notes[k] if k < len(notes) else ""})
+                                                 "note": notes[k] if k < len(notes) else "",
+                                                 "blind": blinds[k]})
             out += _row_reviews(one, path)
         return out
     reviewer = _optional_text(rec, "reviewer") or Path(path).stem
-    blind = rec.data.get("blind")
     return [Review(reviewer, _label(rec), _optional_text(rec, "reviewed_at"),
-                   _optional_text(rec, "note") or "",
-                   blind if isinstance(blind, bool) else None, f"{path}:{rec.line}")]
+                   _optional_text(rec, "note") or "", _blind(rec), f"{path}:{rec.line}")]
+
+
+def _blind(rec: io.Record) -> bool | None:
+    """A row's ``blind`` flag: true/false (a CSV/TSV cell: ``true``/``false`` in any case),
+    None when absent, null or empty."""
+    value = rec.data.get("blind")
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", ""):
+        value = {"true": True, "false": False}.get(value.strip().lower())
+    if value is not None and not isinstance(value, bool):
+        raise rec.error(f"expected true, false or null, got {value!r}", "blind")
+    return value
 
 
 def read_reviews(paths: Sequence[Path]) -> Reviews:
@@ -154,8 +172,9 @@ def read_reviews(paths: Sequence[Path]) -> Reviews:
 
     Raises:
         InputError: an unreadable file; a row without ``pred``, ``truth`` or a numeric
-            ``label``, or with a non-string ``reviewer``/``id``/``reviewed_at``/``note``
-            (file, line and field named).
+            ``label``, with a non-string ``reviewer``/``id``/``reviewed_at``/``note``, or a
+            ``blind`` that is not true/false/null (a merged row: a list of them as long as
+            its labels) (file, line and field named).
     """
     latest: dict[tuple[PairKey, str], tuple[Review, int]] = {}
     superseded: list[str] = []

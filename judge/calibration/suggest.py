@@ -258,7 +258,8 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
     (:func:`judge.calibration.stratified.suggest` over the shared strata; with one judge focused
     on its τ̂'s interval), and why there are none: ``"τ undefined"`` (no judge has a τ) or
     ``"target reached"`` (every judge's τ interval meets the target width and every stratum its
-    minimum of labels).
+    minimum of labels). The rows come in a random order (``numpy.random.default_rng([seed,
+    1]).permutation``), which says nothing of the judge's scores.
 
     Args:
         shared: the design (None when no judge could be calibrated).
@@ -278,7 +279,11 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
         if ci is not None and next(iter(strat.values()))["tau_ci95_width"] is not None:
             window = (float(ci[0]), float(ci[1]))
     picks = suggest(shared.design(), active.suggest, seed, shared.scores, window)
-    return suggestion_rows(shared, picks, active.pool), None
+    # suggest() lists the picks by stratum, i.e. by the judge's score: the page a blind reviewer
+    # labels would leak the judge through its order, so the rows go out in a random order
+    # (seed word 1: drawn apart from the picks)
+    order = np.random.default_rng([seed, 1]).permutation(len(picks))
+    return suggestion_rows(shared, [picks[k] for k in order], active.pool), None
 
 
 def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judges: list[Any],

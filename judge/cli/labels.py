@@ -36,10 +36,10 @@ def merge_command(
 ) -> None:
     """Merge reviewers' labels of judged pairs: one row per pair (item id, pred, truth) with
     every reviewer's label as a list (the several-annotator form calibrate and leaderboard
-    read), reviewers, times and notes; prints Krippendorff's α (nominal) and the disagreements
-    (Krippendorff 2011). A pair is matched by its item id and strings, never by position; a
-    reviewer's later label of the same pair replaces the earlier. Exit status 2 on bad input
-    (file, line and field named); nothing is written then."""
+    read), reviewers, times, notes and blind flags; prints Krippendorff's α (nominal) and the
+    disagreements (Krippendorff 2011). A pair is matched by its item id and strings, never by
+    position; a reviewer's later label of the same pair replaces the earlier. Exit status 2 on
+    bad input (file, line and field named); nothing is written then."""
     from judge.calibration.merge import merge_labels
 
     try:
