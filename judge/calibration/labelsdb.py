@@ -224,16 +224,18 @@ class LabelsDB:
             raise InputError(f"cannot open labels database: {exc}", self.path) from None
 
     def _init_meta(self, scale: Scale | None) -> Scale:
+        from judge.versions import version_of
+
+        self.version = version_of("simjudge")
+        """The simjudge version recorded with each event (looked up once)."""
         meta = dict(self._db.execute("SELECT key, value FROM meta"))
         if not meta:
-            from judge.versions import version_of
-
             s = scale or Scale()
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", [
                 ("schema_version", str(SCHEMA_VERSION)), ("scale", s.name),
                 ("positive", repr(s.positive)), ("created_at", _now()),
-                ("created_by", f"simjudge {version_of('simjudge')}")])
+                ("created_by", f"simjudge {self.version}")])
             self._db.execute("COMMIT")
             meta = dict(self._db.execute("SELECT key, value FROM meta"))
         version = int(meta.get("schema_version", "0"))
@@ -281,8 +283,6 @@ class LabelsDB:
             ValueError: an event the table's rules refuse (no reviewer, a label outside 0/1,
                 a grade off the scale, an undo without its target); nothing is stored.
         """
-        from judge.versions import version_of
-
         if not reviewer:
             raise ValueError("reviewer must be a non-empty string")
         if action == "label":
@@ -299,7 +299,7 @@ class LabelsDB:
             raise ValueError("an undo names the event it withdraws, and only an undo does")
         created = _now()
         shown_json = json.dumps(shown or {}, ensure_ascii=False, sort_keys=True)
-        version = version_of("simjudge")
+        version = self.version
         row = (reviewer, key[0], key[1], key[2], action, label, grade, note, created,
                int(blind), shown_json, source, undoes, version)
         try:
