@@ -18,7 +18,6 @@ Krippendorff's α (nominal for binary labels, interval for graded ones).
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -150,6 +149,25 @@ def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
     raise rec.error(f"expected a number or a boolean label, got {type(v).__name__}", field)
 
 
+def _label_records(path: Path) -> tuple[list[Record], str, float | None]:
+    """``(records, sha256, stored positive threshold)`` of a labels file, or of a ``labels.db``
+    (:mod:`judge.calibration.labelsdb`): its labels as ``simjudge labels export`` writes them
+    (one row per pair, ``LINE`` = the row's number there), their content sha256 (the file's
+    bytes change as SQLite reorganises it; the labels do not), and the grade from which a
+    graded database's labels count as a match."""
+    from judge.calibration.labelsdb import LabelsDB, content_sha256, is_labels_db
+
+    if not is_labels_db(path):
+        return io.read_records(path), io.file_sha256(path), None
+    from judge.calibration.merge import merge_reviews, read_reviews
+
+    with LabelsDB(path, create=False) as db:
+        scale = db.scale
+    rows = merge_reviews(read_reviews([path])).rows()
+    records = [Record(str(path), n, row) for n, row in enumerate(rows, start=1)]
+    return records, content_sha256(rows), scale.positive if scale.graded else None
+
+
 def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "truth",
                 label_field: str = "label", positive_threshold: float | None = None,
                 where: Sequence[str] = (), max_chars: int = 4096) -> LabelSet:
@@ -171,7 +189,10 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
             pair string over ``max_chars``; graded labels without ``positive_threshold``; fewer
             than two pairs; only one class after binarising (ROC-AUC would be undefined).
     """
-    records = io.filter_records(io.read_records(path), io.parse_where(where))
+    records, sha, stored_threshold = _label_records(Path(path))
+    records = io.filter_records(records, io.parse_where(where))
+    if positive_threshold is None:
+        positive_threshold = stored_threshold
     grouped: dict[tuple[str | None, str, str], list[float]] = {}
     first: dict[tuple[str | None, str, str], Record] = {}
     graded = False
@@ -221,5 +242,4 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         for j, p in enumerate(pairs):
             data[: len(p.annotations), j] = p.annotations
         alpha = krippendorff_alpha(data, "interval" if graded else "nominal")
-    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return LabelSet(pairs, graded, positive_threshold, alpha, str(path), sha, len(records))

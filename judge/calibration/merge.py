@@ -18,12 +18,13 @@ on a blind page; null: not recorded) in the same order. A merged file read again
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge import io
+from judge.calibration.labelsdb import LabelsDB, effective, is_labels_db
 from judge.errors import InputError
 from metrics import krippendorff_alpha
 
@@ -161,8 +162,32 @@ def _blind(rec: io.Record) -> bool | None:
     return value
 
 
+def _file_reviews(path: Path, superseded: list[str]) -> Iterator[tuple[PairKey, Review]]:
+    """``(pair, review)`` of every row of a label file, or of every label that counts in a
+    ``labels.db`` (:mod:`judge.calibration.labelsdb`: undone events left out, labels replaced
+    by the same reviewer's later event added to ``superseded``)."""
+    if is_labels_db(path):
+        with LabelsDB(path, create=False) as db:
+            events = list(db.events())
+        counted = effective(events)
+        undone = {e.undoes for e in events if e.action == "undo"}
+        kept = {e.id for e in counted.values()}
+        superseded += [f"{path}:event{e.id}" for e in events
+                       if e.action == "label" and e.id not in kept and e.id not in undone]
+        for e in sorted(counted.values(), key=lambda e: e.id):
+            if e.action == "label":
+                yield e.key, Review(e.reviewer, e.value, e.created_at, e.note, e.blind,
+                                    f"{path}:event{e.id}")
+        return
+    for rec in io.read_records(path):
+        key: PairKey = (_optional_text(rec, "id"), io.text(rec, "pred"), io.text(rec, "truth"))
+        for review in _row_reviews(rec, path):
+            yield key, review
+
+
 def read_reviews(paths: Sequence[Path]) -> Reviews:
-    """Read label files: the audit page's exports, labels files, or merged files.
+    """Read label files: the audit page's exports, labels files, merged files, or
+    ``labels.db`` databases (``simjudge review``).
 
     Args:
         paths: JSONL/CSV/TSV files.
@@ -181,21 +206,18 @@ def read_reviews(paths: Sequence[Path]) -> Reviews:
     reviewers: list[str] = []
     order = 0
     for path in paths:
-        for rec in io.read_records(path):
-            key: PairKey = (_optional_text(rec, "id"), io.text(rec, "pred"),
-                            io.text(rec, "truth"))
-            for review in _row_reviews(rec, Path(path)):
-                order += 1
-                if review.reviewer not in reviewers:
-                    reviewers.append(review.reviewer)
-                old = latest.get((key, review.reviewer))
-                if old is not None:
-                    newer = (review.reviewed_at > old[0].reviewed_at
-                             if review.reviewed_at and old[0].reviewed_at else True)
-                    superseded.append(old[0].where if newer else review.where)
-                    if not newer:
-                        continue
-                latest[(key, review.reviewer)] = (review, order)
+        for key, review in _file_reviews(Path(path), superseded):
+            order += 1
+            if review.reviewer not in reviewers:
+                reviewers.append(review.reviewer)
+            old = latest.get((key, review.reviewer))
+            if old is not None:
+                newer = (review.reviewed_at > old[0].reviewed_at
+                         if review.reviewed_at and old[0].reviewed_at else True)
+                superseded.append(old[0].where if newer else review.where)
+                if not newer:
+                    continue
+            latest[(key, review.reviewer)] = (review, order)
     pairs: dict[PairKey, list[Review]] = {}
     for (key, _), _ in sorted(latest.items(), key=lambda kv: kv[1][1]):
         pairs.setdefault(key, [])
@@ -222,7 +244,13 @@ def merge_labels(paths: Sequence[Path]) -> Merged:
     if len(paths) < 2:
         raise InputError("labels merge needs two or more files (one per reviewer or more)",
                          field="files")
-    got = read_reviews(paths)
+    return merge_reviews(read_reviews(paths))
+
+
+def merge_reviews(got: Reviews) -> Merged:
+    """The merged labels of :func:`read_reviews`' result: what ``labels merge`` and ``labels
+    export`` write (:meth:`Merged.rows`), with Krippendorff's α (nominal) over the pairs two or
+    more reviewers labelled and the pairs they disagree on."""
     pairs, reviewers = got.pairs, got.reviewers
     matrix = [[next((r.label for r in reviews if r.reviewer == who), math.nan)
                for reviews in pairs.values()] for who in reviewers]

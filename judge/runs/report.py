@@ -119,7 +119,10 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
             payload.write(("," if k else "") + _script_json(item))
         payload.write("]")
     mark = f"@@page-data-{uuid.uuid4().hex}@@"
-    page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run)
+    views = resources.files("judge.runs")
+    page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run,
+                           views_js=(views / "itemviews.js").read_text("utf-8"),
+                           views_css=(views / "itemviews.css").read_text("utf-8"))
     before, after = page.split(mark, 1)
     if out is None:
         return before + "".join(payload.html()) + after

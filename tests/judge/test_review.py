@@ -15,8 +15,9 @@ from judge.cli import app
 from judge.record.store import load_run
 from judge.runs.audit import report_data
 from judge.runs.review import blind, with_human_labels
+from tests.browser import browser_binaries as _browser_binaries
+from tests.browser import driver as _driver
 from tests.conftest import EXAMPLES
-from tests.judge.test_runs_report import _browser_binaries, _driver
 from tests.run_records import selection_record
 
 runner = CliRunner()
