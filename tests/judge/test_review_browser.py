@@ -168,3 +168,37 @@ def _score(key: tuple[str, str]) -> float:
     i = "αβγ".index(pred[-2])
     j = "αβγ".index(truth[-2])
     return cell_score(k, i, j)
+
+
+EVIL = ['<img src=x onerror="window.__pwned=1">', "<script>window.__pwned=2</script>",
+        "</script><script>window.__pwned=3</script>"]
+
+
+def test_judged_text_is_inert(browser: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """Markup in judged strings and pool fields is shown as text, never run (the review page
+    sets every text with textContent; its CSP allows only its own scripts)."""
+    from selenium.webdriver.common.by import By
+
+    pool = tmp_path / "pool.jsonl"
+    table = tmp_path / "t.jsonl"
+    pool.write_text("".join(json.dumps({"id": f"e{k}", "pred": e, "truth": EVIL[k - 1],
+                                        "context": e}) + "\n" for k, e in enumerate(EVIL)))
+    table.write_text("".join(json.dumps({"pred": e, "truth": EVIL[k - 1], "score": 0.3 * k})
+                             + "\n" for k, e in enumerate(EVIL)))
+    s = start([str(pool), "--labels", str(tmp_path / "l.db"), "--judge", f"table:{table}",
+               "--queue", "all"], tmp_path)
+    d = None
+    try:
+        d = driver()
+        _sign_in(d, s.url, "ann")
+        for _ in range(3):
+            _, pred, truth = _pair(d)
+            assert pred in EVIL and truth in EVIL
+            assert d.find_element(By.CSS_SELECTOR, "#context td").text == pred
+            assert d.execute_script("return window.__pwned === undefined")
+            assert not d.find_elements(By.CSS_SELECTOR, "#pair-card img, #pair-card script")
+            _press(d, "0")
+    finally:
+        if d is not None:
+            d.quit()
+        s.stop()

@@ -171,3 +171,27 @@ def test_graded_database_exports_grades_and_keeps_its_threshold(tmp_path: Path) 
     assert got.graded and got.positive_threshold == 4.0
     assert [(p.value, p.positive) for p in got.pairs] == [(5.0, True), (3.0, False),
                                                          (4.0, True)]
+
+
+def test_leaderboard_reads_the_database_as_its_export(tmp_path: Path) -> None:
+    """leaderboard LABELS.db ranks the judges exactly as on the exported JSONL (same pairs,
+    same labels; only the label file's name differs)."""
+    db_path = tmp_path / "labels.db"
+    pairs = [("apple", "apples", 1), ("book", "books", 1), ("cake", "lake", 0),
+             ("car", "automobile", 1), ("dog", "cat", 0), ("sun", "moon", 0)]
+    with LabelsDB(db_path) as db:
+        for k, (p, t, y) in enumerate(pairs):
+            db.append("ann", (f"i{k}", p, t), "label", y)
+            db.append("bob", (f"i{k}", p, t), "label", y if k != 4 else 1 - y)
+    export = tmp_path / "labels.jsonl"
+    assert runner.invoke(app, ["labels", "export", str(db_path), "-o", str(export)]
+                         ).exit_code == 0
+    tables = []
+    for src, out in ((db_path, tmp_path / "a"), (export, tmp_path / "b")):
+        res = runner.invoke(app, ["leaderboard", str(src), "--judge", "lexical", "--bootstrap",
+                                  "50", "--folds", "2", "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+        tables.append([{k: v for k, v in r.items() if k not in ("seconds_per_1k",)}
+                       for t in lb["tables"] for r in t["rows"]])
+    assert tables[0] == tables[1] and len(tables[0]) == 2  # lexical, humans (two annotators)
