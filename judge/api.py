@@ -57,7 +57,7 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
              repeats: int = 1, probes: Sequence[str] = (), bootstrap: int = 1000,
              seed: int = 0, judges_file: str | Path | None = None,
              judge_options: JudgeOptions | None = None, max_usd: float | None = None,
-             overwrite: bool = False) -> EvalResult:
+             overwrite: bool = False, allow_stale_calibration: bool = False) -> EvalResult:
     """Python API mirroring ``simjudge eval``: the same pipeline
     (:func:`judge.pipeline.run.run_judged`), the same checks, panels, probes and bootstrap.
 
@@ -75,7 +75,11 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
             judge, optional); ignored by the others. None = ``local`` for the tasks that need
             a judge, no judge for the others.
         tau: τ in [0, 1] (default 0.7, seed 001); tau_from: a ``calibration.json`` whose τ
-            for this judge replaces it (and adds τ-aware intervals).
+            for this judge replaces it (and adds τ-aware intervals); refused when it was made
+            with another judge (another model, scorer, template, score mode, endpoints,
+            opposite guard, decoding parameters…: :mod:`judge.judges.identity`) unless
+            ``allow_stale_calibration`` — then ``config["tau_from"]`` records ``stale`` and the
+            ``differences``, and a :class:`judge.errors.StaleCalibrationWarning` is issued.
         context: task context for prompt judges, e.g. ``"IFPUG ILF names"``.
         cache_dir, cache_mode: the judge-call cache (default directory, ``read-write``).
         out: write a run directory there (atomically; checked before any judge call);
@@ -100,7 +104,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
     Raises:
         judge.errors.InputError: bad items (``<items>:N: field 'x': …``: a missing or mistyped
             field, a duplicate id, a string over ``max_chars``), unknown task or judge, τ
-            outside [0, 1], an option of another task, an ``out`` that cannot be written.
+            outside [0, 1], an option of another task, an ``out`` that cannot be written, a
+            stale ``tau_from`` (each differing field named).
 
     Example:
         >>> from judge import evaluate
@@ -132,7 +137,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
         id_fields=tuple(id_fields), max_chars=max_chars, task_options=opts, judges=judges,
         judges_file=Path(judges_file) if judges_file is not None else None,
         judge_options=judge_options, vote=vote, quorum=quorum, tau=tau,
-        tau_from=Path(tau_from) if tau_from is not None else None, repeats=repeats,
+        tau_from=Path(tau_from) if tau_from is not None else None,
+        allow_stale_calibration=allow_stale_calibration, repeats=repeats,
         probes=tuple(probes), context=context, zero_division=zero_division,
         bootstrap=bootstrap, seed=seed,
         cache_dir=Path(cache_dir) if cache_dir is not None else None, cache_mode=cache_mode,

@@ -13,6 +13,11 @@ Modes: ``read-write`` (default), ``read-only`` (never writes), ``off`` (never re
 ``cache-only`` (a miss raises :class:`judge.errors.CacheMissError`: reproduce a run offline).
 The directory defaults to ``$SIMJUDGE_CACHE_DIR`` or ``~/.cache/simjudge``.
 
+A bundle's cache (``simjudge export --with-cache``) is a JSON cache directory
+(:mod:`judge.jsoncache`): read in ``read-only``/``cache-only`` mode, every entry's sha256
+verified when the cache is opened, never unpickled. A bundle whose ``cache/`` is a diskcache
+database (its values are pickles, which can run code when loaded) is refused.
+
 Storage (issue 11, "Disk and concurrency"):
 
 * ``read-only`` and ``cache-only`` open the SQLite file itself read-only (URI ``mode=ro``, and
@@ -44,6 +49,7 @@ from typing import Any, Literal
 import diskcache
 
 from judge.errors import CacheMissError, InputError
+from judge.jsoncache import JsonCacheStore, bundle_manifest, is_json_cache
 from judge.leases import STORAGE_ERRORS as _STORAGE_ERRORS
 from judge.leases import CacheLeases
 
@@ -179,6 +185,10 @@ class JudgeCache(CacheLeases):
 
     Raises:
         ValueError: unknown mode.
+        judge.errors.InputError: (read modes) ``directory`` is a JSON cache directory whose
+            entries fail their sha256 or JSON check (:class:`judge.jsoncache.JsonCacheStore`:
+            all are checked here, before any is used); it is a bundle's diskcache (pickle)
+            cache.
     """
 
     def __init__(self, directory: str | Path | None = None,
@@ -193,13 +203,38 @@ class JudgeCache(CacheLeases):
         self.stored = 0  # answers stored by this object (for the disk-full message)
         self._cache: diskcache.Cache | None = None
         self._ro: ReadOnlyStore | None = None
+        self._json: JsonCacheStore | None = None
         self._leases: diskcache.Cache | None = None
         self._owner = {"host": socket.gethostname(), "pid": os.getpid()}
+        if mode != "off":
+            self._check_bundle()
+
+    def _check_bundle(self) -> None:
+        """Open (and so verify) a JSON cache directory in a read mode; refuse a bundle's
+        pickled diskcache."""
+        if is_json_cache(self.directory):
+            if self.mode in ("read-only", "cache-only"):
+                self._json = JsonCacheStore(self.directory)
+        elif ((self.directory / "cache.db").exists()
+              and bundle_manifest(self.directory) is not None):
+            raise InputError(
+                "this bundle's cache is a diskcache database, whose values are pickles that "
+                "can run code when loaded: it is not read. Export the run again with this "
+                "simjudge (its cache entries are then JSON, each checked by sha256)",
+                self.directory)
 
     # ------------------------------------------------------------------ storage
-    def _open(self) -> diskcache.Cache | ReadOnlyStore | None:
+    def _open(self) -> diskcache.Cache | ReadOnlyStore | JsonCacheStore | None:
         if self.mode == "off":
             return None
+        if self._json is not None:
+            return self._json
+        if is_json_cache(self.directory):
+            if self.mode == "read-write":  # a bundle's cache is never written
+                raise InputError("a JSON cache directory (a bundle's cache) is read-only: use "
+                                 "--cache-mode cache-only (or read-only)", self.directory)
+            self._json = JsonCacheStore(self.directory)
+            return self._json
         if self.mode in ("read-only", "cache-only"):
             if self._ro is None:
                 if not (self.directory / "cache.db").exists():
@@ -289,6 +324,9 @@ class JudgeCache(CacheLeases):
                  "size_bytes": 0}
         if self._cache is not None:
             return {**empty, "entries": len(self._cache), "size_bytes": int(self._cache.volume())}
+        if is_json_cache(self.directory):
+            js = self._json or JsonCacheStore(self.directory)
+            return {**empty, "entries": len(js), "size_bytes": js.volume()}
         if not (self.directory / "cache.db").exists():
             return empty
         try:
@@ -322,7 +360,7 @@ class JudgeCache(CacheLeases):
 
     def close(self) -> None:
         """Close the underlying databases."""
-        for c in (self._cache, self._ro, self._leases):
+        for c in (self._cache, self._ro, self._json, self._leases):
             if c is not None:
                 c.close()
-        self._cache = self._ro = self._leases = None
+        self._cache = self._ro = self._json = self._leases = None

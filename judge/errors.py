@@ -1,4 +1,5 @@
-"""Errors that the CLI turns into one clear message and exit status 2."""
+"""Errors that the CLI turns into one clear message and exit status 2, and the warnings it
+prints."""
 
 from __future__ import annotations
 
@@ -53,3 +54,9 @@ class CacheMissError(RuntimeError):
 class BatchPendingError(RuntimeError):
     """A Batch API batch (``eval --batch-api``) could not be followed to its end; it keeps
     running at the provider and the same command resumes it (exit status 1)."""
+
+
+class StaleCalibrationWarning(UserWarning):
+    """``eval --tau-from`` used the τ of a calibration made with another judge, because the user
+    allowed it (``--allow-stale-calibration``; :mod:`judge.judges.identity`). The message names
+    each differing field; ``config.json``'s ``tau_from`` records them."""

@@ -173,7 +173,7 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
 
 def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], cache: JudgeCache,
                    active: ActiveOptions | None, progress_factory: ProgressFactory | None,
-                   ) -> tuple[SharedStrata | None, dict[str, JudgeScores]]:
+                   context: str = "") -> tuple[SharedStrata | None, dict[str, JudgeScores]]:
     """Each judge's pool scores and their shared design (:class:`judge.calibration.suggest.
     SharedStrata`; None without a pool, or scored labels of one class)."""
     if active is None:
@@ -181,8 +181,8 @@ def _shared_strata(labels: LabelSet, scored: list[tuple[Judge, JudgeScores]], ca
     from judge.calibration.scoring import score_pairs
     from judge.calibration.suggest import SharedStrata
 
-    pools = {j.id: score_pairs(active.pool.pairs, j, cache, progress_factory, f"{j.id}: pool")
-             for j, _ in scored}
+    pools = {j.id: score_pairs(active.pool.pairs, j, cache, progress_factory, f"{j.id}: pool",
+                               context) for j, _ in scored}
     positive = np.array([p.positive for p in labels.pairs], dtype=bool)
     seen = np.isfinite(np.array([js.scores for _, js in scored])).any(axis=0)
     if positive[seen].all() or not positive[seen].any():
@@ -207,7 +207,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                     out: Any, objective: str = "f1", n_boot: int = 1000, folds: int = 5,
                     seed: int = 0, run_dir: Any = None, overwrite: bool = False,
                     progress_factory: ProgressFactory | None = None,
-                    active: ActiveOptions | None = None) -> dict[str, Any]:
+                    active: ActiveOptions | None = None, context: str = "") -> dict[str, Any]:
     """Calibrate each judge on ``labels`` and write the output directory atomically.
 
     Writes ``calibration.json``, ``curve.csv``, ``threshold.png``, ``roc.png``, ``pr.png``,
@@ -221,6 +221,12 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
 
     ``progress_factory``: a progress bar per judge (see :func:`score_labelled_pairs`).
 
+    ``context``: the task context given to prompt judges (as ``eval --context``).
+
+    Each judge's report records its ``identity`` (:func:`judge.judges.identity.judge_identity`,
+    checked by ``eval --tau-from`` and ``calibrate --check``) and its ``labels_source``
+    ``{"path", "sha256", "count"}``: the labels file or database, its sha256, the pairs.
+
     ``active`` (``--pool``): each judge also scores the pool, τ and its CI become the
     population's (stratified estimate, a ``stratified`` section per judge with the objective
     expected to be lost by using τ̂), and with ``active.suggest`` ``suggestions.jsonl`` and
@@ -233,16 +239,18 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
 
     from judge.calibration.plots import plot_pr, plot_roc, plot_thresholds
     from judge.errors import InputError
+    from judge.judges.identity import judge_identity
     from judge.record.atomic import atomic_dir, dumps, prepare_out_dir
     from judge.record.store import load_run
 
     out = Path(out)
     prepare_out_dir(out, overwrite)  # before any judge call
+    identities = {judge.id: judge_identity(judge, context) for judge in judges}
     reports: dict[str, Any] = {}
     sweeps: dict[str, dict[str, NDArray[Any]]] = {}
-    scored = [(judge, score_labelled_pairs(labels, judge, cache, progress_factory))
+    scored = [(judge, score_labelled_pairs(labels, judge, cache, progress_factory, context))
               for judge in judges]
-    shared, pools = _shared_strata(labels, scored, cache, active, progress_factory)
+    shared, pools = _shared_strata(labels, scored, cache, active, progress_factory, context)
     losses: dict[str, tuple[Population, LossEstimate]] = {}  # --pool: each judge's loss of τ̂
     for judge, js in scored:
         population = (shared.population(js.scores, pools[judge.id].scores)
@@ -252,6 +260,9 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                                                        seed, population)
         except ValueError as exc:
             raise InputError(str(exc), labels.path) from None
+        reports[judge.id]["identity"] = identities[judge.id]
+        reports[judge.id]["labels_source"] = {"path": labels.path, "sha256": labels.sha256,
+                                              "count": len(labels.pairs)}
         if sweep is not None:
             sweeps[judge.id] = sweep
         if population is not None and active is not None and reports[judge.id]["tau"] is not None:
@@ -311,7 +322,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               active.renderers if active is not None else None)
         if active is not None and active.suggest:
             result["suggestions"] = {"requested": active.suggest, "written": len(suggestions),
-                                     "stop": stop,
+                                     "stop": stop, "order": "random", "order_seed": seed,
                                      "file": "suggestions.jsonl" if suggestions else None,
                                      "audit": "suggestions" if suggestions else None}
         (tmp / "plots.json").write_text(dumps(plots) + "\n", encoding="utf-8")

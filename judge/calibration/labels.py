@@ -8,15 +8,16 @@ two sides (``--pred-field``/``--truth-field``, default ``pred``/``truth``) and a
 * graded: any numbers (e.g. a 0–4 similarity rating); binarised at ``positive_threshold``
   (label ≥ threshold is positive) for precision/recall/F1, kept raw for correlations.
 
-Several annotators per pair: a list in the label cell (``[1, 0, 1]``) and/or repeated rows of the
-same pair. Binary labels are aggregated by majority (a tie is negative: a pair counts as "the
-same" only when most annotators say so); graded labels by their mean. Inter-annotator agreement
-is Krippendorff's α (nominal for binary labels, interval for graded ones).
+A pair is its two strings — and its item's ``id`` when the row carries one: two items with the
+same strings are two labelled pairs (a judge still scores their text once). Several annotators
+per pair: a list in the label cell (``[1, 0, 1]``) and/or repeated rows of the same pair.
+Binary labels are aggregated by majority (a tie is negative: a pair counts as "the same" only
+when most annotators say so); graded labels by their mean. Inter-annotator agreement is
+Krippendorff's α (nominal for binary labels, interval for graded ones).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from judge.errors import InputError
 from judge.io import Record
 from metrics import krippendorff_alpha
 
+ID_FIELD = "id"
+"""The field naming a row's item (as in the audit page's exports and ``labels merge``)."""
 _TRUE = {"1", "true", "t", "yes", "y"}
 _FALSE = {"0", "false", "f", "no", "n"}
 
@@ -44,6 +47,7 @@ class LabelledPair:
         positive: the binarised label.
         annotations: the individual annotations (1.0/0.0 for binary labels).
         source: ``FILE:LINE`` of the first row of this pair.
+        item_id: the rows' ``id`` (their item), None when they carry none.
     """
 
     pred: str
@@ -52,6 +56,7 @@ class LabelledPair:
     positive: bool
     annotations: tuple[float, ...]
     source: str
+    item_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,10 +149,30 @@ def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
     raise rec.error(f"expected a number or a boolean label, got {type(v).__name__}", field)
 
 
+def _label_records(path: Path) -> tuple[list[Record], str, float | None]:
+    """``(records, sha256, stored positive threshold)`` of a labels file, or of a ``labels.db``
+    (:mod:`judge.calibration.labelsdb`): its labels as ``simjudge labels export`` writes them
+    (one row per pair, ``LINE`` = the row's number there), their content sha256 (the file's
+    bytes change as SQLite reorganises it; the labels do not), and the grade from which a
+    graded database's labels count as a match."""
+    from judge.calibration.labelsdb import LabelsDB, content_sha256, is_labels_db
+
+    if not is_labels_db(path):
+        return io.read_records(path), io.file_sha256(path), None
+    from judge.calibration.merge import merge_reviews, read_reviews
+
+    with LabelsDB(path, create=False) as db:
+        scale = db.scale
+    rows = merge_reviews(read_reviews([path])).rows()
+    records = [Record(str(path), n, row) for n, row in enumerate(rows, start=1)]
+    return records, content_sha256(rows), scale.positive if scale.graded else None
+
+
 def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "truth",
                 label_field: str = "label", positive_threshold: float | None = None,
                 where: Sequence[str] = (), max_chars: int = 4096) -> LabelSet:
-    """Read and aggregate a labels file.
+    """Read and aggregate a labels file: rows are grouped into pairs by ``(id, pred, truth)``
+    when they carry an ``id``, else by ``(pred, truth)`` (see the module docstring).
 
     Args:
         path: JSONL/CSV/TSV file.
@@ -160,18 +185,25 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
 
     Raises:
         InputError: unreadable file; a missing pair side; a label that is neither a number nor
-            a boolean (file, line and field named); a pair string over ``max_chars``; graded
-            labels without ``positive_threshold``; fewer than two pairs; only one class after
-            binarising (ROC-AUC would be undefined).
+            a boolean, or an ``id`` that is a list or object (file, line and field named); a
+            pair string over ``max_chars``; graded labels without ``positive_threshold``; fewer
+            than two pairs; only one class after binarising (ROC-AUC would be undefined).
     """
-    records = io.filter_records(io.read_records(path), io.parse_where(where))
-    grouped: dict[tuple[str, str], list[float]] = {}
-    first: dict[tuple[str, str], Record] = {}
+    records, sha, stored_threshold = _label_records(Path(path))
+    records = io.filter_records(records, io.parse_where(where))
+    if positive_threshold is None:
+        positive_threshold = stored_threshold
+    grouped: dict[tuple[str | None, str, str], list[float]] = {}
+    first: dict[tuple[str | None, str, str], Record] = {}
     graded = False
     for rec in records:
         pair = (io.text(rec, pred_field), io.text(rec, truth_field))
         for name, side in zip((pred_field, truth_field), pair, strict=True):
             io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
+        # the item id joins rows of one pair (as `labels merge` does): two items with the same
+        # strings are two pairs, never one pair of both items' annotations
+        key = (io.record_id(rec, (ID_FIELD,)) if rec.data.get(ID_FIELD) not in (None, "")
+               else None, *pair)
         raw = io.get_field(rec, label_field)
         if isinstance(raw, str) and raw.strip().startswith("["):
             raw = io.maybe_json(rec, label_field, raw)
@@ -181,8 +213,8 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         for v in values:
             x, boolean_like = _one_label(rec, label_field, v)
             graded = graded or not boolean_like
-            grouped.setdefault(pair, []).append(x)
-        first.setdefault(pair, rec)
+            grouped.setdefault(key, []).append(x)
+        first.setdefault(key, rec)
     if len(grouped) < 2:
         raise InputError(f"need at least two labelled pairs, found {len(grouped)}", path)
     if graded and positive_threshold is None:
@@ -190,12 +222,12 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
                          "to binarise them for precision/recall/F1", path,
                          field=label_field)
     pairs = []
-    for (pred, truth), anns in grouped.items():
+    for (iid, pred, truth), anns in grouped.items():
         value = float(np.mean(anns))
         positive = value >= positive_threshold if positive_threshold is not None else value > 0.5
-        rec = first[(pred, truth)]
+        rec = first[(iid, pred, truth)]
         pairs.append(LabelledPair(pred, truth, value, bool(positive), tuple(anns),
-                                  f"{rec.path}:{rec.line}"))
+                                  f"{rec.path}:{rec.line}", iid))
     n_pos = sum(p.positive for p in pairs)
     if n_pos in (0, len(pairs)):
         cls = "positive" if n_pos else "negative"
@@ -210,5 +242,4 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         for j, p in enumerate(pairs):
             data[: len(p.annotations), j] = p.annotations
         alpha = krippendorff_alpha(data, "interval" if graded else "nominal")
-    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return LabelSet(pairs, graded, positive_threshold, alpha, str(path), sha, len(records))

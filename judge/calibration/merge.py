@@ -11,18 +11,20 @@ else by file order) and the earlier one is reported as superseded.
 
 Output: one row per pair with ``label`` = the list of the reviewers' labels (the
 several-annotator form ``simjudge calibrate`` and ``leaderboard`` read: majority rule, and a
-``humans`` reference row), ``reviewers``, ``notes`` and ``reviewed_at`` in the same order.
+``humans`` reference row), ``reviewers``, ``notes``, ``reviewed_at`` and ``blind`` (true: labelled
+on a blind page; null: not recorded) in the same order. A merged file read again keeps them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge import io
+from judge.calibration.labelsdb import LabelsDB, effective, is_labels_db
 from judge.errors import InputError
 from metrics import krippendorff_alpha
 
@@ -69,7 +71,8 @@ class Merged:
             row.update({"label": [_plain(r.label) for r in reviews],
                         "reviewers": [r.reviewer for r in reviews],
                         "reviewed_at": [r.reviewed_at for r in reviews],
-                        "notes": [r.note for r in reviews]})
+                        "notes": [r.note for r in reviews],
+                        "blind": [r.blind for r in reviews]})
             out.append(row)
         return out
 
@@ -128,23 +131,63 @@ def _row_reviews(rec: io.Record, path: Path) -> list[Review]:
                             "(a file written by 'simjudge labels merge')", "reviewers")
         times = rec.data.get("reviewed_at") or [None] * len(raw)
         notes = rec.data.get("notes") or [""] * len(raw)
+        blinds = rec.data.get("blind")  # absent in files merged before it was kept
+        if blinds is None:
+            blinds = [None] * len(raw)
+        if not isinstance(blinds, list) or len(blinds) != len(raw):
+            raise rec.error("expected a list of true/false/null beside 'reviewers', of the same "
+                            "length", "blind")
         out = []
         for k, (r, x) in enumerate(zip(who, raw, strict=True)):
             one = io.Record(rec.path, rec.line, {**rec.data, "label": x, "reviewer": r,
                                                  "reviewed_at": times[k] if k < len(times)
                                                  else None,
-                                                 "note": notes[k] if k < len(notes) else ""})
+                                                 "note": notes[k] if k < len(notes) else "",
+                                                 "blind": blinds[k]})
             out += _row_reviews(one, path)
         return out
     reviewer = _optional_text(rec, "reviewer") or Path(path).stem
-    blind = rec.data.get("blind")
     return [Review(reviewer, _label(rec), _optional_text(rec, "reviewed_at"),
-                   _optional_text(rec, "note") or "",
-                   blind if isinstance(blind, bool) else None, f"{path}:{rec.line}")]
+                   _optional_text(rec, "note") or "", _blind(rec), f"{path}:{rec.line}")]
+
+
+def _blind(rec: io.Record) -> bool | None:
+    """A row's ``blind`` flag: true/false (a CSV/TSV cell: ``true``/``false`` in any case),
+    None when absent, null or empty."""
+    value = rec.data.get("blind")
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", ""):
+        value = {"true": True, "false": False}.get(value.strip().lower())
+    if value is not None and not isinstance(value, bool):
+        raise rec.error(f"expected true, false or null, got {value!r}", "blind")
+    return value
+
+
+def _file_reviews(path: Path, superseded: list[str]) -> Iterator[tuple[PairKey, Review]]:
+    """``(pair, review)`` of every row of a label file, or of every label that counts in a
+    ``labels.db`` (:mod:`judge.calibration.labelsdb`: undone events left out, labels replaced
+    by the same reviewer's later event added to ``superseded``)."""
+    if is_labels_db(path):
+        with LabelsDB(path, create=False) as db:
+            events = list(db.events())
+        counted = effective(events)
+        undone = {e.undoes for e in events if e.action == "undo"}
+        kept = {e.id for e in counted.values()}
+        superseded += [f"{path}:event{e.id}" for e in events
+                       if e.action == "label" and e.id not in kept and e.id not in undone]
+        for e in sorted(counted.values(), key=lambda e: e.id):
+            if e.action == "label":
+                yield e.key, Review(e.reviewer, e.value, e.created_at, e.note, e.blind,
+                                    f"{path}:event{e.id}")
+        return
+    for rec in io.read_records(path):
+        key: PairKey = (_optional_text(rec, "id"), io.text(rec, "pred"), io.text(rec, "truth"))
+        for review in _row_reviews(rec, path):
+            yield key, review
 
 
 def read_reviews(paths: Sequence[Path]) -> Reviews:
-    """Read label files: the audit page's exports, labels files, or merged files.
+    """Read label files: the audit page's exports, labels files, merged files, or
+    ``labels.db`` databases (``simjudge review``).
 
     Args:
         paths: JSONL/CSV/TSV files.
@@ -154,29 +197,27 @@ def read_reviews(paths: Sequence[Path]) -> Reviews:
 
     Raises:
         InputError: an unreadable file; a row without ``pred``, ``truth`` or a numeric
-            ``label``, or with a non-string ``reviewer``/``id``/``reviewed_at``/``note``
-            (file, line and field named).
+            ``label``, with a non-string ``reviewer``/``id``/``reviewed_at``/``note``, or a
+            ``blind`` that is not true/false/null (a merged row: a list of them as long as
+            its labels) (file, line and field named).
     """
     latest: dict[tuple[PairKey, str], tuple[Review, int]] = {}
     superseded: list[str] = []
     reviewers: list[str] = []
     order = 0
     for path in paths:
-        for rec in io.read_records(path):
-            key: PairKey = (_optional_text(rec, "id"), io.text(rec, "pred"),
-                            io.text(rec, "truth"))
-            for review in _row_reviews(rec, Path(path)):
-                order += 1
-                if review.reviewer not in reviewers:
-                    reviewers.append(review.reviewer)
-                old = latest.get((key, review.reviewer))
-                if old is not None:
-                    newer = (review.reviewed_at > old[0].reviewed_at
-                             if review.reviewed_at and old[0].reviewed_at else True)
-                    superseded.append(old[0].where if newer else review.where)
-                    if not newer:
-                        continue
-                latest[(key, review.reviewer)] = (review, order)
+        for key, review in _file_reviews(Path(path), superseded):
+            order += 1
+            if review.reviewer not in reviewers:
+                reviewers.append(review.reviewer)
+            old = latest.get((key, review.reviewer))
+            if old is not None:
+                newer = (review.reviewed_at > old[0].reviewed_at
+                         if review.reviewed_at and old[0].reviewed_at else True)
+                superseded.append(old[0].where if newer else review.where)
+                if not newer:
+                    continue
+            latest[(key, review.reviewer)] = (review, order)
     pairs: dict[PairKey, list[Review]] = {}
     for (key, _), _ in sorted(latest.items(), key=lambda kv: kv[1][1]):
         pairs.setdefault(key, [])
@@ -203,7 +244,13 @@ def merge_labels(paths: Sequence[Path]) -> Merged:
     if len(paths) < 2:
         raise InputError("labels merge needs two or more files (one per reviewer or more)",
                          field="files")
-    got = read_reviews(paths)
+    return merge_reviews(read_reviews(paths))
+
+
+def merge_reviews(got: Reviews) -> Merged:
+    """The merged labels of :func:`read_reviews`' result: what ``labels merge`` and ``labels
+    export`` write (:meth:`Merged.rows`), with Krippendorff's α (nominal) over the pairs two or
+    more reviewers labelled and the pairs they disagree on."""
     pairs, reviewers = got.pairs, got.reviewers
     matrix = [[next((r.label for r in reviews if r.reviewer == who), math.nan)
                for reviews in pairs.values()] for who in reviewers]

@@ -82,7 +82,7 @@ async def _score_pairs_async(all_pairs: Sequence[tuple[str, str]], judge: Judge,
 
 def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCache,
                 progress_factory: ProgressFactory | None = None,
-                phase: str = "judging") -> JudgeScores:
+                phase: str = "judging", context: str = "") -> JudgeScores:
     """Score ``(pred, truth)`` pairs with ``judge`` (each distinct pair once, through the cache;
     normalised-equal pairs 1.0 with no call); ``scores[k]`` is NaN where the judge gave no
     ``ok`` verdict.
@@ -90,8 +90,9 @@ def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCach
     Args:
         progress_factory: ``(total units, live JudgeStats, phase) -> advance(n)`` for a
             progress bar (None = none); phase: its row's label.
+        context: task context given to prompt judges (as ``eval --context``).
     """
-    ctx = JudgeContext(cache=cache)
+    ctx = JudgeContext(cache=cache, context=context)
     if progress_factory is not None:
         distinct = list(dict.fromkeys(p for p in pairs if normalize(p[0]) != normalize(p[1])))
         ctx.progress = progress_factory(judge.work_units(distinct), ctx.stats, phase)
@@ -99,8 +100,9 @@ def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCach
 
 
 def score_labelled_pairs(labels: LabelSet, judge: Judge, cache: JudgeCache,
-                         progress_factory: ProgressFactory | None = None) -> JudgeScores:
+                         progress_factory: ProgressFactory | None = None,
+                         context: str = "") -> JudgeScores:
     """Score every labelled pair with ``judge`` (:func:`score_pairs`, in ``labels.pairs``
-    order)."""
+    order; ``context``: task context for prompt judges)."""
     return score_pairs([(p.pred, p.truth) for p in labels.pairs], judge, cache,
-                       progress_factory, f"{judge.id}: labelled pairs")
+                       progress_factory, f"{judge.id}: labelled pairs", context)

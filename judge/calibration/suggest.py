@@ -225,7 +225,9 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
     Each judge's strata shares follow its decision's loss
     (:func:`judge.calibration.stratified.loss_shares`); several judges share one design, so
     their normalised shares are averaged (a compromise allocation, Cochran 1977 §5A.3). The
-    pairs are drawn at random within strata (:func:`judge.calibration.stratified.draw`).
+    pairs are drawn at random within strata (:func:`judge.calibration.stratified.draw`) and
+    come in a random order (``numpy.random.default_rng([seed, 1]).permutation``), which says
+    nothing of the judge's scores.
 
     Args:
         shared: the design (None when no judge could be calibrated).
@@ -246,7 +248,11 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
     design = shared.design()
     counts = allocate(design, active.suggest, shares=np.mean(parts, axis=0) if parts else None)
     picks = draw(design, counts, seed)
-    return suggestion_rows(shared, picks, active.pool), None
+    # draw() lists the picks by stratum, i.e. by the judge's score: the page a blind reviewer
+    # labels would leak the judge through its order, so the rows go out in a random order
+    # (seed word 1: drawn apart from the picks)
+    order = np.random.default_rng([seed, 1]).permutation(len(picks))
+    return suggestion_rows(shared, [picks[k] for k in order], active.pool), None
 
 
 def write_suggestions(out: Path, final: Path, rows: list[dict[str, Any]], judges: list[Any],

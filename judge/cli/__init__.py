@@ -1,7 +1,8 @@
 """The ``simjudge`` command line: a thin typer face over the library.
 
 One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrate`,
-:mod:`judge.cli.leaderboard`, :mod:`judge.cli.runs` (audit, rescore, compare),
+:mod:`judge.cli.leaderboard`, :mod:`judge.cli.review` (the labelling app), :mod:`judge.cli.labels`,
+:mod:`judge.cli.runs` (audit, rescore, compare),
 :mod:`judge.cli.cache` (cache, tasks, version) — sharing :mod:`judge.cli.common` (consoles,
 exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
 ``calibrate``). Every bad input ends with one line ``simjudge: error: FILE:LINE: field 'x':
@@ -17,6 +18,7 @@ from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
 from judge.cli.labels import labels_app
 from judge.cli.leaderboard import leaderboard_command
+from judge.cli.review import review_command
 from judge.cli.runs import audit_command, compare_command, export_command, rescore_command
 
 app = typer.Typer(
@@ -28,6 +30,7 @@ app = typer.Typer(
 app.command("eval")(eval_command)
 app.command("calibrate")(calibrate_command)
 app.command("leaderboard")(leaderboard_command)
+app.command("review")(review_command)
 app.command("audit")(audit_command)
 app.command("rescore")(rescore_command)
 app.command("compare")(compare_command)

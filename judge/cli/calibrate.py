@@ -11,6 +11,7 @@ import typer
 
 from judge.cli import labelopts as lo
 from judge.cli import options as o
+from judge.cli.calcheck import check_options, run_check
 from judge.cli.common import (
     fail,
     fail_storage,
@@ -24,8 +25,10 @@ from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 @o.with_judge_flags
 def calibrate_command(
-    labels: Annotated[Path, typer.Argument(help="JSONL/CSV/TSV of pairs with human labels.")],
+    labels: Annotated[Path | None, typer.Argument(
+        help="JSONL/CSV/TSV of pairs with human labels (optional with --check).")] = None,
     judge: o.JudgeSpecs = None, judges_file: o.JudgesFile = None,
+    check: lo.Check = None, min_kappa: lo.MinKappa = None, context: o.Context = "",
     objective: Annotated[str, typer.Option(help="f1, kappa, accuracy or youden.")] = "f1",
     positive_threshold: lo.PositiveThreshold = None, bootstrap: lo.Bootstrap = 1000,
     folds: Annotated[int, typer.Option(help="k for the cross-validated estimate.")] = 5,
@@ -42,11 +45,7 @@ def calibrate_command(
         "suggestions/); needs --pool. Several judges: strata by mean score and disagreement.")
     ] = 0,
     strata: Annotated[int, typer.Option(help="Score strata of the population (--pool).")] = 16,
-    target_loss: Annotated[float, typer.Option(
-        help="Stopping rule (--pool): no suggestions once the objective expected to be lost "
-        "by using τ̂ instead of the best τ (stratified bootstrap; needs --bootstrap > 0) is at "
-        "most this, in the objective's units, and every stratum holds its minimum of labels.")
-    ] = 0.01,
+    target_loss: lo.TargetLoss = 0.01,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -63,16 +62,21 @@ def calibrate_command(
     outcomes, and the terminal says when some of its calls failed (its statistics then use the
     scored pairs only). With --pool (unlabelled pairs) each judge also scores the pool and τ,
     its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
-    stratum, bootstrap within strata (judge/calibration/stratified.py), and the objective
-    expected to be lost by using τ̂ instead of the best τ (bootstrap mean of objective(τ*) −
-    objective(τ̂) on the weighted population). --suggest N then writes the N pool pairs to label
-    next (allocated to the strata whose pairs can move that loss, random within a stratum;
-    several judges: strata by their mean score, split by their disagreement) as
-    suggestions.jsonl and the run suggestions/ for `simjudge audit`, unless that loss is
-    already at most --target-loss with every stratum at its minimum of labels (the stopping
-    rule; τ's CI is reported, not used to stop). Exit status 2 on bad input; 1 when some judge
-    calls failed (the output is written) or the disk refused a write.
+    stratum, bootstrap within strata, and the objective lost by using τ̂ instead of the best
+    τ (judge/calibration/stratified.py). --suggest N writes the N pool pairs to label next
+    (allocated to the strata that can move that loss, random within a stratum; several
+    judges: strata by mean score and disagreement) as suggestions.jsonl and the run
+    suggestions/ for `simjudge audit`, unless that loss is at most --target-loss with every
+    stratum at its minimum of labels (the stopping rule; τ's CI is only reported). Exit
+    status 2 on bad input; 1 when some judge calls failed (the output is written) or the disk
+    refused a write. Each judge's identity (every setting that can change its scores) and the
+    labels' sha256 and count are recorded: eval --tau-from refuses the τ for another identity,
+    and --check FILE checks a calibration instead of making one (see --check, --min-kappa).
     """
+    if check is not None:  # no judge call, nothing written (exits)
+        run_check(check, labels, judge, judges_file, judge_flags, context, min_kappa,
+                  (pred_field, truth_field, label_field, positive_threshold, where, max_chars),
+                  {"out": out_dir, "pool": pool, "suggest": suggest, "run": run})
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
     from judge.calibration.labels import load_labels
@@ -83,6 +87,7 @@ def calibrate_command(
     from metrics import OBJECTIVES
 
     try:
+        labels = check_options(labels, min_kappa)
         if objective not in OBJECTIVES:
             raise InputError(f"unknown objective {objective!r}; expected one of "
                              f"{', '.join(OBJECTIVES)}", field="objective")
@@ -106,7 +111,7 @@ def calibrate_command(
             with progress() as factory:
                 result = run_calibration(label_set, judges, cache, target, objective, bootstrap,
                                          folds, seed, run, overwrite, progress_factory=factory,
-                                         active=active)
+                                         active=active, context=context)
         finally:
             cache.close()
     except (InputError, CacheMissError) as exc:
@@ -142,8 +147,7 @@ def _active(pool: Path | None, suggest: int, strata: int, target_loss: float, la
     check_min("suggest", suggest, 0, " (pairs to suggest; 0 = none)")
     check_min("strata", strata, 1)
     if not 0.0 < target_loss <= 1.0:
-        raise InputError(f"expected a loss in (0, 1] (objective units), got {target_loss}",
-                         field="target-loss")
+        raise InputError(f"expected a loss in (0, 1], got {target_loss}", field="target-loss")
     if pool is None:
         if suggest:
             raise InputError("--suggest needs --pool: the unlabelled pairs to choose from",

@@ -42,6 +42,25 @@ def say(text: str) -> None:
 
 
 @contextmanager
+def warnings_to_stderr() -> Iterator[None]:
+    """Within it, each simjudge warning (:class:`judge.errors.StaleCalibrationWarning`) is
+    printed at once as one redacted line ``simjudge: warning: …`` on stderr (not Python's
+    ``file:line: Category:`` form), every time it is issued."""
+    import warnings
+
+    from judge.errors import StaleCalibrationWarning
+    from judge.redact import redact
+
+    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        typer.echo(f"simjudge: warning: {redact(str(message))}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", StaleCalibrationWarning)
+        warnings.showwarning = show
+        yield
+
+
+@contextmanager
 def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], None]]]:
     """A transient progress bar on stderr; yields a factory ``(total, live JudgeStats or None,
     phase label = label) -> advance(n)``: one row per phase (judging — in pairs, embedding

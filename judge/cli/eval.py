@@ -16,6 +16,7 @@ from judge.cli.common import (
     progress,
     report_stops,
     say,
+    warnings_to_stderr,
 )
 from judge.cli.taskflags import with_task_flags
 from judge.errors import BatchPendingError, CacheMissError, InputError
@@ -45,7 +46,11 @@ def eval_command(
     ] = 0.7,
     tau_from: Annotated[Path | None, typer.Option(
         help="calibration.json from simjudge calibrate: use its τ for --judge (overrides "
-             "--tau).")] = None,
+             "--tau); refused (exit 2) when it was calibrated with another judge identity.")
+    ] = None,
+    allow_stale_calibration: Annotated[bool, typer.Option(
+        help="Use the τ of a --tau-from calibration made with another judge identity anyway "
+             "(warned; config.json's tau_from records stale and the differences).")] = False,
     bootstrap: Annotated[int, typer.Option(
         help="Bootstrap resamples for the 95 % CIs in summary.json (0 = none).")] = 1000,
     seed: Annotated[int, typer.Option(help="Random seed of the bootstrap.")] = 0,
@@ -65,7 +70,7 @@ def eval_command(
              "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")] = 4096,
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
-    context: Annotated[str, typer.Option(help="Task context for prompt judges.")] = "",
+    context: o.Context = "",
     dry_run: Annotated[bool, typer.Option(
         help="Print each judge's requests, cache hits and estimated tokens and USD; call "
         "nothing, write nothing.")] = False,
@@ -106,12 +111,13 @@ def eval_command(
             judges=list(judge or []), judges_file=judges_file,
             judge_options=o.judge_options(**dict(judge_flags or {})),
             vote=vote, quorum=quorum,  # type: ignore[arg-type]  # checked by the pipeline
-            tau=tau, tau_from=tau_from, repeats=repeats, probes=tuple(probe or []),
+            tau=tau, tau_from=tau_from, allow_stale_calibration=allow_stale_calibration,
+            repeats=repeats, probes=tuple(probe or []),
             context=context, bootstrap=bootstrap, seed=seed, cache_dir=cache_dir,
             cache_mode=cache_mode,  # type: ignore[arg-type]  # checked above
             out_dir=out_dir, overwrite=overwrite, dry_run=dry_run, max_usd=max_usd,
             batch_api=batch_api, command=("simjudge", *sys.argv[1:]))
-        with progress() as factory:
+        with warnings_to_stderr(), progress() as factory:
             record = run_eval(config, factory)
     except (InputError, CacheMissError) as exc:
         fail(exc)

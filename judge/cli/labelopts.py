@@ -1,5 +1,5 @@
 """Command-line options of the commands that read human-labelled pairs (``calibrate``,
-``leaderboard``) and of the bootstrap, defined once."""
+``leaderboard``), of the bootstrap and of ``calibrate --check``, defined once."""
 
 from __future__ import annotations
 
@@ -20,3 +20,14 @@ Where = Annotated[list[str] | None, typer.Option(help="Keep rows with FIELD=VALU
 MaxChars = Annotated[int, typer.Option(
     help="Longest pair string (characters); a longer one is bad input (exit 2), never "
          "truncated. 0 = no limit.")]
+Check = Annotated[Path | None, typer.Option(
+    help="Check this calibration.json instead of calibrating: exit 1 when it is stale for the "
+         "judges (another identity: model, scorer, template, score mode, endpoints, opposite "
+         "guard, decoding options…), has no τ, κ at τ is below --min-kappa, or LABELS changed. "
+         "No judge call, nothing written.")]
+TargetLoss = Annotated[float, typer.Option(
+    help="Stopping rule: stop once the objective expected to be lost by using τ̂ instead of the "
+    "best τ (stratified bootstrap; needs --bootstrap > 0) is at most this, in the objective's "
+    "units, with every stratum at its minimum of labels.")]
+MinKappa = Annotated[float | None, typer.Option(
+    help="--check: fail when Cohen's κ at the calibrated τ is below this (default: no gate).")]

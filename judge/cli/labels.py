@@ -1,4 +1,5 @@
-"""``simjudge labels merge``: several reviewers' labels in one file, with their agreement."""
+"""``simjudge labels merge`` (several reviewers' labels in one file, with their agreement) and
+``simjudge labels export`` (a ``labels.db`` written by ``simjudge review`` as that same file)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import typer
 from judge.cli.common import fail, fail_storage, say
 from judge.errors import InputError
 
-labels_app = typer.Typer(help="Combine human labels (audit overrides) of several reviewers.",
+labels_app = typer.Typer(help="Combine reviewers' labels (audit overrides, labels files, "
+                         "labels databases) and export a labels database.",
                          no_args_is_help=True)
 
 
@@ -36,10 +38,10 @@ def merge_command(
 ) -> None:
     """Merge reviewers' labels of judged pairs: one row per pair (item id, pred, truth) with
     every reviewer's label as a list (the several-annotator form calibrate and leaderboard
-    read), reviewers, times and notes; prints Krippendorff's α (nominal) and the disagreements
-    (Krippendorff 2011). A pair is matched by its item id and strings, never by position; a
-    reviewer's later label of the same pair replaces the earlier. Exit status 2 on bad input
-    (file, line and field named); nothing is written then."""
+    read), reviewers, times, notes and blind flags; prints Krippendorff's α (nominal) and the
+    disagreements (Krippendorff 2011). A pair is matched by its item id and strings, never by
+    position; a reviewer's later label of the same pair replaces the earlier. Exit status 2 on
+    bad input (file, line and field named); nothing is written then."""
     from judge.calibration.merge import merge_labels
 
     try:
@@ -68,3 +70,34 @@ def merge_command(
         say(f"{len(merged.superseded)} earlier labels replaced by the same reviewer's later "
             f"one (first: {merged.superseded[0]})")
     say(f"merged labels written to {out}; disagreements to {dis_path}")
+
+
+@labels_app.command("export")
+def export_command(
+    database: Annotated[Path, typer.Argument(help="A labels database written by simjudge "
+                                             "review.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The labels file to write (JSONL).")],
+) -> None:
+    """Write a labels database as a labels file: exactly the rows `labels merge` writes (one row
+    per pair — item id, pred, truth — with every reviewer's label that counts as a list, on a
+    graded scale the grades, and the reviewers, times, notes and blind flags in the same
+    order). Undone labels and labels replaced by the same reviewer's later one are left out.
+    Exit status 2 on bad input (not a labels database); nothing is written then."""
+    from judge.calibration.labelsdb import is_labels_db
+    from judge.calibration.merge import merge_reviews, read_reviews
+
+    try:
+        if not is_labels_db(database):
+            raise InputError("not a labels database (SQLite) written by simjudge review",
+                             database)
+        merged = merge_reviews(read_reviews([database]))
+    except InputError as exc:
+        fail(exc)
+    rows = merged.rows()
+    try:
+        _write(out, rows)
+    except OSError as exc:
+        fail_storage(exc)
+    alpha = "undefined" if math.isnan(merged.alpha) else f"{merged.alpha:.3f}"
+    say(f"{len(rows)} labelled pairs from {len(merged.reviewers)} reviewers written to {out}; "
+        f"Krippendorff's α (nominal) {alpha}")

@@ -63,6 +63,9 @@ Http = Annotated[str, typer.Option(
 StructuredMethod = Annotated[str | None, typer.Option(
     help="langchain: judges: with_structured_output method (json_schema, function_calling, "
     "json_mode).")]
+Context = Annotated[str, typer.Option(
+    help="Task context for prompt judges (part of their prompts, so of a calibration's "
+         "identity).")]
 CacheDir = Annotated[Path | None, typer.Option(
     help="Cache directory (default $SIMJUDGE_CACHE_DIR or ~/.cache/simjudge).")]
 CacheMode = Annotated[str, typer.Option(help=f"One of: {', '.join(CACHE_MODES)}.")]

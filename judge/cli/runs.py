@@ -28,13 +28,16 @@ def audit_command(
     overrides: Annotated[list[Path] | None, typer.Option(
         "--overrides", help="Label files (audit exports, labels merge output) whose labels "
         "the page marks on their cells; repeat for several.")] = None,
+    seed: Annotated[int, typer.Option(
+        help="Seed of a --blind page's random item order (recorded in the page).")] = 0,
 ) -> None:
     """Write the audit report of a run: every judged pair with each judge's score, outcome,
     rationale, raw output, latency, tokens and cache key; the chosen matching; queues (near τ,
     disagreements, failures, unmatched); search; human overrides, with reviewer, time and
     note, exportable as JSONL for `calibrate`, the `table:` judge and `labels merge`. --blind
-    writes a page without any judge output for blind review; --overrides marks the labelled
-    cells. HTML is one self-contained offline file. Exit status 2 on bad input."""
+    writes a page without any judge output (nor τ) for blind review, its items in a random
+    order (--seed); --overrides marks the labelled cells. HTML is one self-contained offline
+    file. Exit status 2 on bad input."""
     from judge.record.atomic import write_text_atomic
     from judge.record.store import load_run
     from judge.runs.report import write_report
@@ -50,7 +53,7 @@ def audit_command(
             raise InputError("--blind and --overrides apply to the html page", field="format")
         record = load_run(run)
         size = write_text_atomic(target, lambda f: write_report(
-            record, fmt, f, near, blind=blind, human=overrides or []))
+            record, fmt, f, near, blind=blind, human=overrides or [], seed=seed))
     except InputError as exc:
         fail(exc)
     except OSError as exc:
@@ -135,9 +138,10 @@ def export_command(
 ) -> None:
     """Write a reproducibility bundle: the run directory, its input files (when unchanged since
     the run), the prompt templates its scorers used, with --with-cache the cache entries it
-    used, and MANIFEST.json with sha256 sums and the replay command (the run's own command
-    pointed into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the
-    cache lacks an entry the run used; nothing is written then."""
+    used (JSON files, never pickles; the replay checks each one's sha256 before using any),
+    and MANIFEST.json with sha256 sums and the replay command (the run's own command pointed
+    into the bundle, --cache-mode cache-only). Exit status 2 on bad input, or when the cache
+    lacks an entry the run used; nothing is written then."""
     from judge.record.store import load_run
     from judge.runs.export import export_run
 

@@ -43,7 +43,11 @@ class EvalConfig:
         judge_options: :class:`judge.judges.options.JudgeOptions` for judges built from specs
             (None = the defaults).
         vote, quorum: the panel's vote and quorum (>= 1).
-        tau: τ in [0, 1]; tau_from: a ``calibration.json`` whose τ for this judge replaces it.
+        tau: τ in [0, 1]; tau_from: a ``calibration.json`` whose τ for this judge replaces it
+            (refused when it was made with another judge: :mod:`judge.judges.identity`);
+            allow_stale_calibration: use such a stale calibration's τ anyway (recorded in
+            ``config.json``'s ``tau_from`` and warned of with a
+            :class:`judge.errors.StaleCalibrationWarning`).
         repeats: judge every pair N >= 1 times (repeat probe); probes: ``swap`` or
             ``swap=FRACTION`` (order-swap probe).
         context: task context handed to prompt judges.
@@ -76,6 +80,7 @@ class EvalConfig:
     quorum: int = 1
     tau: float = 0.7
     tau_from: Path | None = None
+    allow_stale_calibration: bool = False
     repeats: int = 1
     probes: Sequence[str] = ()
     context: str = ""

@@ -46,7 +46,6 @@ def build_judge(config: EvalConfig, task: Task, options: Any
     from judge.judges.options import JudgeOptions
     from judge.judges.panel import Panel
     from judge.judges.registry import parse_judge_spec
-    from judge.pipeline.taufile import tau_from_calibration
     from judge.probes.repeat import repeated
 
     tau, calibration = config.tau, None
@@ -73,10 +72,39 @@ def build_judge(config: EvalConfig, task: Task, options: Any
     except ValueError as exc:
         raise InputError(str(exc), field="judge") from None
     if config.tau_from is not None:  # τ calibrated for this judge (a panel: under its own id)
-        tau, calibration = tau_from_calibration(config.tau_from, judge.id)
+        tau, calibration = calibrated_tau(config, judge)
         if isinstance(judge, Panel):
             judge.tau = tau
     return repeated(judge, config.repeats, config.vote, config.quorum, tau), tau, calibration
+
+
+def calibrated_tau(config: EvalConfig, judge: Judge) -> tuple[float, dict[str, Any]]:
+    """τ of ``config.tau_from`` for ``judge`` and its provenance, checked against the judge's
+    calibration identity (:func:`judge.judges.identity.judge_identity`, with the run's
+    ``context``); ``repeats`` > 1 averages samples, which the calibrated scores were not, so it
+    is one more difference. A stale calibration allowed by ``config.allow_stale_calibration`` is
+    warned of (:class:`judge.errors.StaleCalibrationWarning`).
+
+    Raises:
+        InputError: as :func:`judge.pipeline.taufile.tau_from_calibration`.
+    """
+    import warnings
+
+    from judge.errors import StaleCalibrationWarning
+    from judge.judges.identity import judge_identity
+    from judge.pipeline.taufile import tau_from_calibration
+
+    assert config.tau_from is not None
+    identity = judge_identity(judge, config.context)
+    if config.repeats > 1:  # the calibrated judge scored each pair once
+        identity = {**identity, "repeats": config.repeats}
+    tau, calibration = tau_from_calibration(config.tau_from, judge.id, identity,
+                                            config.allow_stale_calibration)
+    if calibration["stale"]:
+        warnings.warn(f"{config.tau_from}: using τ {tau:g} of a stale calibration (made with "
+                      f"another judge): {calibration['stale_message']}",
+                      StaleCalibrationWarning, stacklevel=2)
+    return tau, calibration
 
 
 def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
@@ -250,4 +278,5 @@ def _writer(text: str) -> Callable[[RunRecord, str, IO[str]], None]:
     return write
 
 
-__all__ = ["EvalConfig", "build_judge", "load_items", "provenance", "run", "run_judged"]
+__all__ = ["EvalConfig", "build_judge", "calibrated_tau", "load_items", "provenance", "run",
+           "run_judged"]

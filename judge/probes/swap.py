@@ -71,8 +71,10 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
     Returns:
         ``(rows, summary)``: one row per sampled pair ``{"item_id", "pred", "truth", "score",
         "swapped_score", "swapped_outcome", "delta", "flip", "swapped_rationale",
-        "swapped_cache_key"}`` (``delta`` =
-        score − swapped score, None when the swapped call failed) and
+        "swapped_cache_key", "swapped_member_cache_keys"}`` (``delta`` =
+        score − swapped score, None when the swapped call failed; the last: the cache keys of
+        a panel's or ``--repeats``' member calls of the swapped pair, whose own verdict has no
+        key — what a bundle must carry to replay the probe) and
         :func:`judge.probes.stats.swap_summary` plus ``fraction``, ``seed``, ``sampled`` and
         ``failed`` (swapped verdicts by failure outcome).
 
@@ -87,7 +89,12 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
     rows: list[dict[str, Any]] = []
     for item_id, keys in by_item.items():
         ctx.item_id = item_id
+        before = len(ctx.panel.member_verdicts)
         verdicts = await judge.judge_pairs([(t, p) for _, p, t in keys], ctx)
+        members: dict[tuple[str, str], list[str]] = {}  # swapped (pred, truth) → member keys
+        for m in ctx.panel.member_verdicts[before:]:
+            if m.get("cache_key"):
+                members.setdefault((m["pred"], m["truth"]), []).append(m["cache_key"])
         for (iid, p, t), v in zip(keys, verdicts, strict=True):
             s = forward[(iid, p, t)]
             ok = v is not None and v.outcome == "ok" and v.score is not None
@@ -97,7 +104,8 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
                          "delta": None if sw is None else s - sw,
                          "flip": None if sw is None else (s > tau) != (sw > tau),
                          "swapped_rationale": "" if v is None else v.rationale,
-                         "swapped_cache_key": None if v is None else v.cache_key})
+                         "swapped_cache_key": None if v is None else v.cache_key,
+                         "swapped_member_cache_keys": members.get((t, p), [])})
     ctx.item_id = None
     done = [r for r in rows if r["swapped_score"] is not None]
     failed: dict[str, int] = {}

@@ -102,11 +102,19 @@ class CalibrationRef(InputFile):
     Attributes:
         judge: the judge id whose τ was used; tau: that τ.
         tau_samples: how many bootstrap τ̂ values came with it (τ-aware intervals).
+        stale: the calibration was made with another judge (``--allow-stale-calibration``
+            used its τ anyway); differences: each differing identity field ``{"field",
+            "calibrated", "current"}`` (:mod:`judge.judges.identity`); stale_message: the same
+            as one line. A run written before identities were checked has ``stale`` False and
+            no differences.
     """
 
     judge: str | None = None
     tau: float | None = None
     tau_samples: int | None = None
+    stale: bool = False
+    differences: list[dict[str, Any]] = Field(default_factory=list)
+    stale_message: str | None = None
 
 
 class FieldSpec(_Described):

@@ -5,18 +5,27 @@ cache-only`` on another machine reproduces the run with no judge call.
 Archive layout (one top folder, the bundle's name)::
 
     NAME/run/…             the run directory (config.json, summary.json, *.jsonl, report.html)
-    NAME/cache/…           a diskcache directory holding exactly the entries the run used
+    NAME/cache/…           a JSON cache directory (:mod:`judge.jsoncache`: ``index.json`` and
+                           ``entries/<key>.json``) holding exactly the entries the run used
     NAME/input/…           the run's input files (data, --functions, --gold, --tau-from) whose
                            sha256 still matches config.json
     NAME/prompts/…         the templates of the scorers its verdicts name, and versions.lock
-    NAME/MANIFEST.json     what is inside, sha256 of every file, the entries, and ``replay``:
-                           the run's own command with its paths pointed into the bundle and
-                           ``--cache-dir cache --cache-mode cache-only --out replay``
+    NAME/MANIFEST.json     what is inside, sha256 of every file, ``cache``: the format and the
+                           sha256 of every cache entry, and ``replay``: the run's own command
+                           with its paths pointed into the bundle and ``--cache-dir cache
+                           --cache-mode cache-only --out replay``
 
 The entries a run used are the ``cache_key`` of every verdict (an embedding judge's
-``KEY(pred)+KEY(truth)`` gives both) and every swap-probe row's ``swapped_cache_key``. Cache
-values hold raw answers and usage only — never an API key (:func:`judge.cache.cache_key`
-refuses credential-like parts) — so the bundle holds none either.
+``KEY(pred)+KEY(truth)`` gives both; a panel's or ``--repeats``' member calls are verdicts of
+their own) and every swap-probe row's ``swapped_cache_key`` and ``swapped_member_cache_keys``.
+A run whose swap probe went through a panel or ``--repeats`` but did not record its member
+keys (written before they were) is refused: its bundle could not replay.
+
+The entries are JSON, never pickles: the replay (:class:`judge.cache.JudgeCache` on a JSON
+cache directory) checks every entry's sha256 against the index and this manifest before using
+any, so a tampered entry stops the replay instead of changing its numbers, and loading an
+untrusted bundle runs no code. Cache values hold raw answers and usage only — never an API key
+(:func:`judge.cache.cache_key` refuses credential-like parts) — so the bundle holds none either.
 """
 
 from __future__ import annotations
@@ -24,7 +33,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 import tarfile
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +43,7 @@ from typing import Any
 from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.io import file_sha256
+from judge.jsoncache import FORMAT, is_json_cache, write_cache_dir
 from judge.record.runrecord import RunRecord
 from judge.tasks.inputs import ROLES, locate_input, resolve, run_bases
 
@@ -53,6 +62,7 @@ class ExportResult:
         inputs_missing: roles whose file was absent or changed since the run (not copied).
         templates: template files copied (paths relative to ``prompts/``).
         replay: the command that replays the run from the unpacked bundle's folder.
+        cache_sha256: cache key → sha256 of its JSON entry file in the bundle.
     """
 
     path: Path
@@ -61,20 +71,34 @@ class ExportResult:
     inputs_missing: dict[str, str] = field(default_factory=dict)
     templates: list[str] = field(default_factory=list)
     replay: list[str] = field(default_factory=list)
+    cache_sha256: dict[str, str] = field(default_factory=dict)
 
 
 def used_cache_keys(record: RunRecord) -> list[str]:
     """The cache keys a run used, sorted: every verdict's ``cache_key`` (``A+B`` split) and
-    every ``swap_probe.jsonl`` row's ``swapped_cache_key``; anything that is not a sha256 hex
-    key (a table judge's, a run's without keys) is skipped."""
+    every ``swap_probe.jsonl`` row's ``swapped_cache_key`` and ``swapped_member_cache_keys``;
+    anything that is not a sha256 hex key (a table judge's, a run's without keys) is skipped."""
     found: set[str] = set()
     raw = [v.get("cache_key") for v in record.verdict_rows()]
-    raw += [r.get("swapped_cache_key") for r in record.extra.get("swap_probe.jsonl", [])]
+    for r in record.extra.get("swap_probe.jsonl", []):
+        raw += [r.get("swapped_cache_key"), *(r.get("swapped_member_cache_keys") or [])]
     for k in raw:
         for part in str(k or "").split("+"):
             if _KEY.match(part):
                 found.add(part)
     return sorted(found)
+
+
+def unrecorded_swaps(record: RunRecord) -> int:
+    """Swap-probe rows whose swapped call went through a panel or ``--repeats`` (the run has
+    member verdicts) but which record no key of it: no ``swapped_cache_key`` and no
+    ``swapped_member_cache_keys`` field (runs written before that field existed)."""
+    rows = record.extra.get("swap_probe.jsonl", [])
+    if not rows or not any(v.get("member_of") for v in record.verdict_rows()):
+        return 0
+    return sum(1 for r in rows if r.get("swapped_outcome") != "no_verdict"
+               and not _KEY.match(str(r.get("swapped_cache_key") or ""))
+               and "swapped_member_cache_keys" not in r)
 
 
 def _inputs(record: RunRecord, bases: Sequence[Path]) -> tuple[dict[str, Path], dict[str, str]]:
@@ -178,8 +202,10 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
 
     Raises:
         InputError: the run has no path, ``out`` does not end in ``.tar.gz``, the cache is
-            missing, or some entries the run used are not in it (the message gives how many
-            and the first key) — checked before anything is written.
+            missing, some entries the run used are not in it (the message gives how many
+            and the first key), the run's swap probe did not record the keys of its panel or
+            ``--repeats`` calls (:func:`unrecorded_swaps`), or an entry JSON cannot hold —
+            checked before anything is written.
     """
     if record.path is None:
         raise InputError("the run has no directory")
@@ -194,8 +220,15 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
         d = cfg["cache"].get("directory")
         cache_dir = resolve(str(d), bases) if d else None
     keys = used_cache_keys(record) if with_cache else []
+    blind_swaps = unrecorded_swaps(record) if with_cache else 0
+    if blind_swaps:
+        raise InputError(f"{blind_swaps} swap-probe rows of this run went through a panel or "
+                         "--repeats and record no cache key of their swapped calls (a run "
+                         "written before simjudge recorded them): a cache-only replay would "
+                         "miss those entries. Run it again, or export --without-cache",
+                         run_dir / "swap_probe.jsonl", field="swapped_member_cache_keys")
     cache = JudgeCache(cache_dir, mode="read-only")
-    if keys and not (cache.directory / "cache.db").exists():
+    if keys and not ((cache.directory / "cache.db").exists() or is_json_cache(cache.directory)):
         raise InputError(f"no cache at {cache.directory}: give --cache-dir", field="cache_dir")
     entries: dict[str, Any] = {}
     try:
@@ -219,13 +252,14 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
     result.replay = replay_command([str(x) for x in cfg.get("command") or []], result.inputs,
                                    originals, with_cache)
     with tempfile.TemporaryDirectory(prefix="simjudge-export-") as tmp:
+        cache_sums: dict[str, str] = {}
         if with_cache:
-            new_cache = JudgeCache(Path(tmp) / "cache")
             try:
-                new_cache.set_many(entries)
-            finally:
-                new_cache.close()
-            shutil.rmtree(Path(tmp) / "cache" / ".leases", ignore_errors=True)
+                cache_sums = write_cache_dir(Path(tmp) / "cache", entries)
+            except ValueError as exc:
+                raise InputError(f"{exc}: it cannot go into the bundle as JSON",
+                                 cache.directory, field="cache_dir") from None
+        result.cache_sha256 = cache_sums
         sums: dict[str, str] = {}
         partial = out.with_name(out.name + ".partial")
         try:
@@ -250,7 +284,9 @@ def _write_tar(partial: Path, name: str, run_dir: Path, cache_copy: Path | None,
             _add_file(tar, p, f"{name}/{arc}")
         if cache_copy is not None:
             for p in _files(cache_copy):
-                _add_file(tar, p, f"{name}/cache/{p.relative_to(cache_copy).as_posix()}")
+                arc = f"cache/{p.relative_to(cache_copy).as_posix()}"
+                sums[arc] = file_sha256(p)
+                _add_file(tar, p, f"{name}/{arc}")
         for role, p in found.items():
             sums[result.inputs[role]] = file_sha256(p)
             _add_file(tar, p, f"{name}/{result.inputs[role]}")
@@ -260,11 +296,15 @@ def _write_tar(partial: Path, name: str, run_dir: Path, cache_copy: Path | None,
             _add_file(tar, prompts_root / rel, f"{name}/prompts/{rel}")
         manifest = {"bundle": name, "run": str(run_dir), "task": record.task,
                     "created_at": cfg.get("created_at"), "cache_entries": result.entries,
+                    "cache": {"format": FORMAT, "directory": "cache",
+                              "sha256": result.cache_sha256} if cache_copy is not None
+                    else None,
                     "inputs": result.inputs, "inputs_missing": missing,
                     "templates": result.templates, "sha256": sums,
                     "replay": result.replay,
                     "replay_note": "unpack, cd into the bundle's folder and run `replay`; "
                                    "with cache-only a missing entry stops the run instead "
-                                   "of calling a judge"}
+                                   "of calling a judge, and every cache entry's sha256 is "
+                                   "checked before any is used"}
         _add_bytes(tar, json.dumps(manifest, indent=2, ensure_ascii=False).encode(),
                    f"{name}/MANIFEST.json")

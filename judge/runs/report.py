@@ -62,7 +62,7 @@ def render_report_file(record: RunRecord, name: str, out: IO[str]) -> None:
 
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
                 blind: bool = False, human: Sequence[Path] = (),
-                out: IO[str] | None = None) -> str:
+                out: IO[str] | None = None, seed: int = 0) -> str:
     """The self-contained HTML report.
 
     The page data is produced as a stream: the verdicts are read one at a time from the run's
@@ -78,6 +78,7 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
         human: label files whose labels the page marks on their cells
             (:func:`judge.runs.review.with_human_labels`).
         out: write the page to this text file and return ""; None = return the page.
+        seed: a blind page's seed of its random item order (any int).
 
     Raises:
         ValueError: ``near`` outside [0, 1].
@@ -103,7 +104,7 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     if blind:
         from judge.runs.review import blind as make_blind
 
-        data = make_blind(data)
+        data = make_blind(data, seed)
     if name is not None:
         data["header"]["run"] = name
     run = data["header"]["run"]
@@ -118,7 +119,10 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
             payload.write(("," if k else "") + _script_json(item))
         payload.write("]")
     mark = f"@@page-data-{uuid.uuid4().hex}@@"
-    page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run)
+    views = resources.files("judge.runs")
+    page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run,
+                           views_js=(views / "itemviews.js").read_text("utf-8"),
+                           views_css=(views / "itemviews.css").read_text("utf-8"))
     before, after = page.split(mark, 1)
     if out is None:
         return before + "".join(payload.html()) + after
@@ -130,17 +134,17 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
 
 
 def write_report(record: RunRecord, fmt: str, out: IO[str], near: float = 0.1,
-                 blind: bool = False, human: Sequence[Path] = ()) -> None:
+                 blind: bool = False, human: Sequence[Path] = (), seed: int = 0) -> None:
     """Write the ``fmt`` report of ``record`` to the text file ``out``: ``html``
-    (:func:`render_html`, with ``blind`` and ``human``) and ``jsonl`` (:func:`render_jsonl`)
-    as a stream, ``md`` (:func:`render_markdown`) at once.
+    (:func:`render_html`, with ``blind``, its order ``seed`` and ``human``) and ``jsonl``
+    (:func:`render_jsonl`) as a stream, ``md`` (:func:`render_markdown`) at once.
 
     Raises:
         ValueError: an unknown ``fmt``; ``near`` outside [0, 1].
         InputError: as the renderers.
     """
     if fmt == "html":
-        render_html(record, near, blind=blind, human=human, out=out)
+        render_html(record, near, blind=blind, human=human, out=out, seed=seed)
     elif fmt == "jsonl":
         render_jsonl(record, near, out=out)
     elif fmt == "md":

@@ -2,10 +2,12 @@
 
 * :func:`blind` turns :func:`judge.runs.audit.report_data` into what a blind reviewer may see:
   the pairs and the exact (normalised-equal) matches, but no judge score, rationale, raw
-  output, grade distribution, probe, chosen semantic match, per-item or dataset metric, and no
-  queue built from scores. The data is removed from the page, not hidden by it, so reading
-  the page's source reveals nothing either. Overrides exported from a blind page carry
-  ``"blind": true``.
+  output, grade distribution, probe, chosen semantic match, per-item or dataset metric, no τ
+  (a calibration's suggestions are judged at τ̂), and no queue built from scores. The items
+  come in a random order (seeded; the seed is in the page) without their source lines, as a
+  run's order can follow the scores (``calibrate --suggest`` wrote its pairs by score
+  stratum). The data is removed from the page, not hidden by it, so reading the page's source
+  reveals nothing either. Overrides exported from a blind page carry ``"blind": true``.
 * :func:`with_human_labels` adds reviewers' labels (audit exports, labels files, or files
   written by ``simjudge labels merge``; :func:`judge.calibration.merge.read_reviews`) to the
   report: the page outlines each labelled cell and lists the reviewers' labels, times and
@@ -23,17 +25,25 @@ BLIND_QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable", "unmat
 """Queues a blind page leaves empty (each is built from the judges' scores or matching)."""
 
 
-def blind(data: dict[str, Any]) -> dict[str, Any]:
-    """The report data with every judge output removed (see the module docstring).
+def blind(data: dict[str, Any], seed: int = 0) -> dict[str, Any]:
+    """The report data with every judge output removed and the items in a random order (see
+    the module docstring).
 
     Args:
         data: :func:`judge.runs.audit.report_data`'s result (modified and returned).
+        seed: seed of the order (``random.Random(seed).shuffle``), any int; recorded as the
+            header's ``order_seed``.
     """
+    import random
+
     h = data["header"]
     h.update({"blind": True, "metrics": {}, "ci95": {}, "metric_groups": {},
-              "probe_lines": [], "outcomes": {}, "panel": None})
+              "probe_lines": [], "outcomes": {}, "panel": None, "tau": None,
+              "uses_tau": False, "order_seed": seed})
+    random.Random(seed).shuffle(data["items"])
     for item in data["items"]:
         item["metrics"] = {}
+        item.pop("source", None)  # its line number is the item's place in the run
         if item["heatmaps"]:
             item["content"] = {}  # e.g. spans' matched/missing lists
         for hm in item["heatmaps"]:

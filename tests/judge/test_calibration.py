@@ -258,3 +258,54 @@ def test_judge_that_cannot_discriminate_is_reported_not_fatal(tmp_path) -> None:
                               str(tmp_path / "out" / "calibration.json"), "--out",
                               str(tmp_path / "run")])
     assert res.exit_code == 2 and "undefined for judge 'lexical'" in res.output
+
+
+def test_pairs_are_keyed_by_item_id_when_rows_carry_one(tmp_path: Path) -> None:
+    # items 1 and 2 hold the same strings with different labels (a `labels merge` file): they
+    # are two labelled pairs, not one pair of four annotations; the judge scores the text once
+    from judge.cache import JudgeCache
+    from judge.calibration.scoring import score_labelled_pairs
+    from judge.judges.registry import parse_judge_spec
+
+    rows = [{"id": "1", "pred": "开灯", "truth": "打开灯", "label": [1, 1]},
+            {"id": "2", "pred": "开灯", "truth": "打开灯", "label": [0, 0]},
+            {"id": "3", "pred": "猫", "truth": "cat", "label": [1, 0]},
+            {"id": "4", "pred": "狗", "truth": "car", "label": [0, 0]},
+            {"id": "5", "pred": "汽车", "truth": "car", "label": [1, 1]}]
+    path = tmp_path / "merged.jsonl"
+    path.write_text("".join(json.dumps({**r, "reviewers": ["ann", "bob"]}, ensure_ascii=False)
+                            + "\n" for r in rows), encoding="utf-8")
+    ls = load_labels(path)
+    assert [(p.item_id, p.annotations) for p in ls.pairs] == [
+        ("1", (1.0, 1.0)), ("2", (0.0, 0.0)), ("3", (1.0, 0.0)), ("4", (0.0, 0.0)),
+        ("5", (1.0, 1.0))]
+    assert [p.positive for p in ls.pairs] == [True, False, False, False, True]
+    ann, bob = [[float(r["label"][k]) for r in rows] for k in (0, 1)]
+    ref = krippendorff.alpha(reliability_data=[ann, bob], level_of_measurement="nominal")
+    assert ls.alpha == pytest.approx(ref)  # 0.64; as one pair of (1, 1, 0, 0) it was 0.16
+    # without ids the strings are the key, as before: items 1 and 2 are one pair
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "id"},
+                                        ensure_ascii=False) + "\n" for r in rows),
+                     encoding="utf-8")
+    lp = load_labels(plain)
+    assert lp.pairs[0].annotations == (1.0, 1.0, 0.0, 0.0)
+    assert len(lp.pairs) == 4 and lp.pairs[0].item_id is None
+    calls: list[list[tuple[str, str]]] = []
+    judge = parse_judge_spec("lexical")
+    inner = judge.judge_pairs
+
+    async def counting(pairs, ctx):  # type: ignore[no-untyped-def]
+        calls.append(list(pairs))
+        return await inner(pairs, ctx)
+
+    judge.judge_pairs = counting  # type: ignore[method-assign]
+    js = score_labelled_pairs(ls, judge, JudgeCache(tmp_path / "c", "off"))
+    assert calls == [[("开灯", "打开灯"), ("猫", "cat"), ("狗", "car"), ("汽车", "car")]]
+    assert js.scores[0] == js.scores[1] and not np.isnan(js.scores).any()
+    code, text = _calibrate(path, "--judge", "lexical", "--bootstrap", 0, "--folds", 2,
+                            "--out", tmp_path / "cal")
+    assert code == 0, text
+    rep = json.loads((tmp_path / "cal" / "calibration.json").read_text(encoding="utf-8"))
+    assert rep["labels"]["pairs"] == 5
+    assert rep["labels"]["inter_annotator_alpha"] == pytest.approx(ref)

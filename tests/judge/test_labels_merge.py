@@ -100,3 +100,40 @@ def test_an_unwritable_out_is_one_line_exit_1(tmp_path: Path) -> None:
     assert res.exit_code == 1 and isinstance(res.exception, SystemExit)  # not a raised OSError
     assert f"cannot write {out}" in res.output and "Traceback" not in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "afile", "b.jsonl"]
+
+
+def test_blind_flag_kept_per_reviewer_and_read_back(tmp_path: Path) -> None:
+    # ann labelled on a blind page, bob on the normal one, cy's labels file says nothing:
+    # the merged row keeps one flag per reviewer beside `reviewers` (None = not recorded)
+    a = _jsonl(tmp_path / "ann.jsonl", [
+        {"id": "1", "pred": "开灯", "truth": "打开灯", "label": 1, "reviewer": "ann",
+         "blind": True},
+        {"id": "2", "pred": "x", "truth": "y", "label": 0, "reviewer": "ann", "blind": True}])
+    b = _jsonl(tmp_path / "bob.jsonl", [
+        {"id": "1", "pred": "开灯", "truth": "打开灯", "label": 1, "reviewer": "bob",
+         "blind": False}])
+    c = _jsonl(tmp_path / "cy.jsonl", [{"id": "2", "pred": "x", "truth": "y", "label": 1}])
+    out = tmp_path / "merged.jsonl"
+    res = runner.invoke(app, ["labels", "merge", str(a), str(b), str(c), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert (rows["1"]["reviewers"], rows["1"]["blind"]) == (["ann", "bob"], [True, False])
+    assert (rows["2"]["reviewers"], rows["2"]["blind"]) == (["ann", "cy"], [True, None])
+    # read back: a merged file merged again (and the audit page's human labels) keeps them
+    d = _jsonl(tmp_path / "dee.jsonl", [{"id": "1", "pred": "开灯", "truth": "打开灯",
+                                        "label": 0, "reviewer": "dee", "blind": True}])
+    again = merge_labels([out, d])
+    assert [(r.reviewer, r.blind) for r in again.pairs[("1", "开灯", "打开灯")]] == [
+        ("ann", True), ("bob", False), ("dee", True)]
+    assert again.rows()[0]["blind"] == [True, False, True]
+    # a malformed blind list is an error naming the field, nothing written
+    bad = _jsonl(tmp_path / "bad.jsonl", [{**rows["1"], "blind": [True]}])
+    res = runner.invoke(app, ["labels", "merge", str(bad), str(d), "--out",
+                              str(tmp_path / "m2.jsonl")])
+    assert res.exit_code == 2 and "bad.jsonl:1: field 'blind'" in res.output
+    bad = _jsonl(tmp_path / "bad.jsonl", [{"pred": "x", "truth": "y", "label": 1,
+                                           "blind": "yes"}])
+    res = runner.invoke(app, ["labels", "merge", str(bad), str(d), "--out",
+                              str(tmp_path / "m2.jsonl")])
+    assert res.exit_code == 2 and "bad.jsonl:1: field 'blind'" in res.output
+    assert not (tmp_path / "m2.jsonl").exists()

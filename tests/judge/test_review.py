@@ -12,10 +12,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.store import load_run
 from judge.runs.audit import report_data
 from judge.runs.review import blind, with_human_labels
+from tests.browser import browser_binaries as _browser_binaries
+from tests.browser import driver as _driver
 from tests.conftest import EXAMPLES
-from tests.judge.test_runs_report import _browser_binaries, _driver
 from tests.run_records import selection_record
 
 runner = CliRunner()
@@ -72,10 +74,10 @@ def test_blind_and_overrides_flags(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "bad.jsonl:1: field 'truth'" in res.output
 
 
-def _click_first_cell(d, By) -> None:  # type: ignore[no-untyped-def]
-    d.execute_script("document.getElementById('item-0').scrollIntoView()")
+def _click_first_cell(d, By, n: int = 0) -> None:  # type: ignore[no-untyped-def]
+    d.execute_script(f"document.getElementById('item-{n}').scrollIntoView()")
     time.sleep(0.3)
-    cell = d.find_elements(By.CSS_SELECTOR, 'rect.cell[data-item="0"]')[0]
+    cell = d.find_elements(By.CSS_SELECTOR, f'rect.cell[data-item="{n}"]')[0]
     d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
                      cell)
     time.sleep(0.2)
@@ -118,19 +120,86 @@ def test_browser_blind_review_and_provenance(tmp_path: Path) -> None:
     assert abs((dt.datetime.now(dt.timezone.utc) - stamp).total_seconds()) < 120
     labels = tmp_path / "ann.jsonl"
     labels.write_text(export, encoding="utf-8")
+    # the blind page's items are shuffled: the labelled item's place in the normal page
+    n = [it.id for it in load_run(tmp_path / "run").items].index(row["id"])
     assert runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(labels),
                                "--out", str(tmp_path / "human.html")]).exit_code == 0
     d = _driver()
     try:
         d.get((tmp_path / "human.html").as_uri())
         time.sleep(0.5)
-        _click_first_cell(d, By)
+        _click_first_cell(d, By, n)
         marked = d.find_elements(By.CSS_SELECTOR, "rect.cell.human")
         shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#human-labels li")]
         scored = {t.get_attribute("textContent") for t in d.find_elements(
-            By.CSS_SELECTOR, "#item-0 svg text[text-anchor='middle']")}
+            By.CSS_SELECTOR, f"#item-{n} svg text[text-anchor='middle']")}
     finally:
         d.quit()
     assert len(marked) == 1  # the one labelled cell is outlined
     assert len(shown) == 1 and shown[0].startswith("ann: match") and "blind" in shown[0]
     assert "looked it up" in shown[0] and "?" not in scored  # the normal page shows scores
+
+
+def _page_data(page: str) -> dict:  # type: ignore[type-arg]
+    """The JSON a (small, uncompressed) HTML report sends to the browser."""
+    raw = page.split('<script type="application/json" id="data">', 1)[1].split("</script>")[0]
+    return json.loads(raw)  # type: ignore[no-any-return]
+
+
+def test_blind_suggestions_page_order_and_header_say_nothing_of_the_judge(
+        tmp_path: Path) -> None:
+    # 225 unlabelled am2ico pairs, all suggested: stratified.suggest returns them by stratum,
+    # i.e. by score (Spearman 0.995 of page position vs design score before this fix). A blind
+    # page lists them in a random order (seeded) and holds no τ̂ and no score-derived value
+    import csv
+
+    from scipy.stats import spearmanr
+
+    with open(EXAMPLES / "am2ico_word_pairs.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))[::2]
+    labels, pool = tmp_path / "labels.jsonl", tmp_path / "pool.jsonl"
+    labels.write_text("".join(json.dumps({"pred": r["pred"], "truth": r["truth"],
+                                          "label": int(r["label"])}, ensure_ascii=False) + "\n"
+                              for r in rows[::10]), encoding="utf-8")
+    pool.write_text("".join(json.dumps({"id": f"p{k}", "pred": r["pred"], "truth": r["truth"]},
+                                       ensure_ascii=False) + "\n" for k, r in enumerate(rows)),
+                    encoding="utf-8")
+    out = tmp_path / "c"
+    res = runner.invoke(app, ["calibrate", str(labels), "--judge", "local", "--pool", str(pool),
+                              "--suggest", "300", "--bootstrap", "50", "--out", str(out),
+                              "--cache-dir", str(tmp_path / "cache")])
+    assert res.exit_code == 0, res.output
+    rep = json.loads((out / "calibration.json").read_text(encoding="utf-8"))
+    tau = rep["judges"]["local"]["tau"]
+    assert rep["suggestions"]["order"] == "random" and rep["suggestions"]["order_seed"] == 0
+    sug = [json.loads(x) for x in (out / "suggestions.jsonl").read_text().splitlines()]
+    score = {s["id"]: s["score"] for s in sug}
+    assert len(score) >= 200  # 250 rows − 25 labelled: (nearly) every pool pair
+    res = runner.invoke(app, ["audit", str(out / "suggestions"), "--blind", "--out",
+                              str(tmp_path / "b.html")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "b.html").read_text(encoding="utf-8")
+    data = _page_data(page)
+    shown = [s["score"] for s in sug]  # the suggestions file's own order is random too
+    assert abs(spearmanr(range(len(shown)), shown).statistic) < 0.2
+    order = [score[it["id"]] for it in data["items"]]
+    assert len(order) == len(score)
+    assert abs(spearmanr(range(len(order)), order).statistic) < 0.2
+    h = data["header"]
+    assert h["tau"] is None and h["uses_tau"] is False and h["order_seed"] == 0
+    text = json.dumps(data, ensure_ascii=False)
+    assert repr(tau) not in page and f"{tau:.4f}" not in text  # τ̂ nowhere in the page
+    assert all("source" not in it for it in data["items"])  # its line = the run's order
+    assert '"score"' not in text and '"stratum"' not in text
+    # seeded: the same page twice; another --seed, another order
+    runner.invoke(app, ["audit", str(out / "suggestions"), "--blind", "--out",
+                        str(tmp_path / "b2.html")])
+    assert [it["id"] for it in _page_data((tmp_path / "b2.html").read_text())["items"]] == [
+        it["id"] for it in data["items"]]
+    res = runner.invoke(app, ["audit", str(out / "suggestions"), "--blind", "--seed", "1",
+                              "--out", str(tmp_path / "b3.html")])
+    assert res.exit_code == 0, res.output
+    b3 = _page_data((tmp_path / "b3.html").read_text())
+    assert b3["header"]["order_seed"] == 1
+    assert sorted(it["id"] for it in b3["items"]) == sorted(score)
+    assert [it["id"] for it in b3["items"]] != [it["id"] for it in data["items"]]

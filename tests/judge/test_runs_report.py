@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,6 +28,8 @@ from judge.runs.audit import report_data
 from judge.runs.report import render_html, render_jsonl, render_markdown
 from judge.tasks import registry
 from judge.tasks.base import HeatmapView, Task
+from tests.browser import browser  # noqa: F401 (browser: a fixture)
+from tests.browser import driver as _driver
 from tests.conftest import EXAMPLES, REPO, shared_file
 from tests.run_records import judgment_record, selection_record, selection_verdicts
 
@@ -91,38 +92,6 @@ def test_ten_thousand_pairs_stay_small(tmp_path) -> None:  # type: ignore[no-unt
     size = (tmp_path / "run" / "report.html").stat().st_size
     # 10,000 judged pairs: 4.3 MB of page data, embedded gzip-compressed (measured 0.11 MB)
     assert size < 1_000_000, size
-
-
-def _browser_binaries() -> tuple[str, str]:
-    """(chromium, chromedriver) paths; skips the calling test when selenium or either binary
-    is missing. Every selenium import in this file comes after this check."""
-    pytest.importorskip("selenium.webdriver", exc_type=ImportError,  # absent or broken
-                        reason="selenium is not installed (pip install -e '.[test]')")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_bin = shutil.which("chromedriver")
-    if not chromium or not driver_bin:
-        pytest.skip("chromium/chromedriver not installed (.ci/run installs Debian's packages)")
-    return chromium, driver_bin
-
-
-@pytest.fixture
-def browser() -> tuple[str, str]:
-    """Skip a browser test at setup (before its eval runs) unless it can drive chromium."""
-    return _browser_binaries()
-
-
-def _driver():  # type: ignore[no-untyped-def]
-    chromium, driver_bin = _browser_binaries()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--no-first-run", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    opts.binary_location = chromium
-    return webdriver.Chrome(service=Service(driver_bin), options=opts)
 
 
 def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]

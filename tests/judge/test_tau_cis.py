@@ -94,9 +94,13 @@ def test_calibrate_then_eval_reports_both_intervals(tmp_path: Path) -> None:
 
 
 def test_bad_tau_samples_exit_2_before_any_call(tmp_path: Path) -> None:
-    cal = tmp_path / "calibration.json"
+    from judge.judges.identity import judge_identity
+    from judge.judges.registry import parse_judge_spec
+
+    cal = tmp_path / "calibration.json"  # the local judge's own calibration, but for its samples
     cal.write_text(json.dumps({"objective": "f1", "judges": {"local": {
-        "tau": 0.6, "bootstrap": {"tau_samples": [0.5, 1.5]}}}}), encoding="utf-8")
+        "tau": 0.6, "identity": judge_identity(parse_judge_spec("local")),
+        "bootstrap": {"tau_samples": [0.5, 1.5]}}}}), encoding="utf-8")
     res = runner.invoke(app, ["eval", str(GLOSSARY), "--judge", "local", "--tau-from", str(cal),
                               "--out", str(tmp_path / "run")])
     assert res.exit_code == 2

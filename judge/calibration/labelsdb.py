@@ -1,0 +1,371 @@
+"""Human labels in SQLite (``labels.db``): an append-only table of label events.
+
+``simjudge review`` writes here; ``simjudge calibrate``, ``leaderboard`` and ``labels merge``
+read a ``labels.db`` wherever they read a labels file, and ``simjudge labels export`` writes the
+same rows ``labels merge`` writes (:func:`judge.calibration.merge.merge_reviews`).
+
+A label is an **event** (DESIGN.md, "Labels, calibration and the review loop"): reviewer, pair
+key (item id, prediction, gold), action, binary label, optional grade, note, UTC time, whether
+the reviewer saw the judge's output (``blind``), what was shown, the review source and the
+simjudge version. Events are only ever inserted — triggers refuse ``UPDATE`` and ``DELETE`` —
+and a reviewer's later event for a pair supersedes the earlier one:
+
+* ``label``: the reviewer's label of the pair (``label`` 0/1; ``grade`` on a graded scale);
+* ``skip``: the reviewer passed on the pair (it counts as no label, and is not offered to that
+  reviewer again);
+* ``undo``: withdraws the event named in ``undoes`` (a ``label`` or ``skip`` of the same
+  reviewer); the pair's state falls back to that reviewer's event before it, if any.
+
+The database runs in WAL mode with ``synchronous=FULL``, and :meth:`LabelsDB.append` commits
+before it returns, so a label acknowledged to the browser survives a ``kill -9`` of the server
+(and a power cut). Several processes may read it while one writes. The scale of the labels
+(``binary`` or a graded ``0-5``) and the grade at which a pair counts as a match are fixed when
+the database is created (table ``meta``); a later session with another scale is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from judge.errors import InputError
+
+SCHEMA_VERSION = 1
+"""Version of the ``labels.db`` schema (table ``meta``, key ``schema_version``)."""
+
+_MAGIC = b"SQLite format 3\x00"
+
+Action = Literal["label", "skip", "undo"]
+PairKey = tuple[str | None, str, str]
+"""``(item id or None, prediction, gold)``: the pair a label is for."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    reviewer TEXT NOT NULL CHECK (length(reviewer) > 0),
+    item_id TEXT,
+    pred TEXT NOT NULL,
+    truth TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('label', 'skip', 'undo')),
+    label INTEGER CHECK (label IN (0, 1)),
+    grade REAL,
+    note TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    blind INTEGER NOT NULL CHECK (blind IN (0, 1)),
+    shown TEXT NOT NULL DEFAULT '{}',
+    source TEXT NOT NULL DEFAULT '',
+    undoes INTEGER REFERENCES events(id),
+    simjudge_version TEXT NOT NULL,
+    CHECK ((action = 'label') = (label IS NOT NULL)),
+    CHECK ((action = 'undo') = (undoes IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS events_reviewer ON events (reviewer, id);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'label events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'label events are append-only'); END;
+"""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The labels' scale.
+
+    Attributes:
+        top: 1 for binary labels (0 = no match, 1 = match), else the top grade of a graded
+            scale ``0..top`` (``--scale 0-5``: 5).
+        positive: the least grade that counts as a match (binary: 1).
+    """
+
+    top: int = 1
+    positive: float = 1.0
+
+    @property
+    def graded(self) -> bool:
+        """Whether labels are grades (``top > 1``)."""
+        return self.top > 1
+
+    @property
+    def name(self) -> str:
+        """``binary`` or ``0-TOP``."""
+        return "binary" if not self.graded else f"0-{self.top}"
+
+    @classmethod
+    def parse(cls, text: str, positive: float | None = None) -> Scale:
+        """``binary`` or ``0-N`` (2 <= N <= 9: one key per grade) → a scale; ``positive`` (the
+        least matching grade) defaults to the upper half, ``ceil(N / 2)`` (``0-5``: 3).
+
+        Raises:
+            InputError: another spelling, or ``positive`` outside ``(0, N]``.
+        """
+        t = text.strip().lower()
+        if t == "binary":
+            if positive not in (None, 1, 1.0):
+                raise InputError("--positive-threshold applies to a graded --scale only",
+                                 field="positive-threshold")
+            return cls()
+        lo, _, hi = t.partition("-")
+        if lo != "0" or not hi.isdigit() or not 2 <= int(hi) <= 9:
+            raise InputError(f"expected 'binary' or a graded scale '0-N' with N in 2..9, got "
+                             f"{text!r}", field="scale")
+        top = int(hi)
+        pos = float(math.ceil(top / 2)) if positive is None else float(positive)
+        if not (math.isfinite(pos) and 0 < pos <= top):
+            raise InputError(f"expected a grade in (0, {top}], got {positive!r}",
+                             field="positive-threshold")
+        return cls(top, pos)
+
+    def binary(self, grade: float) -> int:
+        """The 0/1 label of a grade (``grade >= positive``)."""
+        return int(grade >= self.positive)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of the ``events`` table (see the module docstring).
+
+    Attributes:
+        id: its position in the table (1-based, increasing).
+        reviewer: who made it (non-empty).
+        key: the pair ``(item id or None, pred, truth)``.
+        action: ``label``, ``skip`` or ``undo``.
+        label: 0/1 for ``label`` events, else None.
+        grade: the grade on a graded scale, else None.
+        note: the reviewer's note ('' for none).
+        created_at: ISO 8601 UTC time (``2026-11-25T09:30:00.123456+00:00``).
+        blind: whether the judge's output was withheld from the reviewer.
+        shown: what the page showed (JSON object: view kind, fields, sha256 of the payload).
+        source: the review source (run directory, pool or suggestions file, with its sha256).
+        undoes: the event an ``undo`` withdraws.
+        simjudge_version: the version of simjudge that wrote it.
+    """
+
+    id: int
+    reviewer: str
+    key: PairKey
+    action: Action
+    label: int | None
+    grade: float | None
+    note: str
+    created_at: str
+    blind: bool
+    shown: dict[str, Any]
+    source: str
+    undoes: int | None
+    simjudge_version: str
+
+    @property
+    def value(self) -> float:
+        """The label as ``labels merge`` writes it: the grade on a graded scale, else 0/1."""
+        return float(self.grade) if self.grade is not None else float(self.label or 0)
+
+
+def is_labels_db(path: str | Path) -> bool:
+    """Whether ``path`` is an SQLite file (by its 16-byte header; a labels DB or not)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == _MAGIC
+    except OSError:
+        return False
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat()
+
+
+class LabelsDB:
+    """An open ``labels.db`` (see the module docstring).
+
+    Args:
+        path: the database file; created (with its folder) unless ``create`` is False.
+        scale: the scale of this session's labels: recorded when the database is new; refused
+            when the database holds another (None = read whatever it holds).
+        create: create a missing database (``simjudge review``); False to read only an existing
+            one (``calibrate``, ``labels export``).
+
+    Raises:
+        InputError: not an SQLite file, an SQLite file that is not a simjudge labels database,
+            a newer schema, another scale than ``scale``, or a missing file with ``create``
+            False.
+    """
+
+    def __init__(self, path: str | Path, scale: Scale | None = None, create: bool = True):
+        self.path = Path(path)
+        exists = self.path.exists()
+        if exists and self.path.stat().st_size and not is_labels_db(self.path):
+            raise InputError("not an SQLite database (expected a labels.db written by "
+                             "simjudge review)", self.path)
+        if not exists and not create:
+            raise InputError("no such labels database", self.path)
+        if not exists:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            tables = {r[0] for r in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and not {"events", "meta"} <= tables:
+                raise InputError("an SQLite database without simjudge's 'events' table (not a "
+                                 "labels.db written by simjudge review)", self.path)
+            if not tables:
+                self._db.executescript(_SCHEMA)
+            self.scale = self._init_meta(scale)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"cannot open labels database: {exc}", self.path) from None
+
+    def _init_meta(self, scale: Scale | None) -> Scale:
+        from judge.versions import version_of
+
+        self.version = version_of("simjudge")
+        """The simjudge version recorded with each event (looked up once)."""
+        meta = dict(self._db.execute("SELECT key, value FROM meta"))
+        if not meta:
+            s = scale or Scale()
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)", [
+                ("schema_version", str(SCHEMA_VERSION)), ("scale", s.name),
+                ("positive", repr(s.positive)), ("created_at", _now()),
+                ("created_by", f"simjudge {self.version}")])
+            self._db.execute("COMMIT")
+            meta = dict(self._db.execute("SELECT key, value FROM meta"))
+        version = int(meta.get("schema_version", "0"))
+        if version > SCHEMA_VERSION:
+            raise InputError(f"labels database schema {version} is newer than this simjudge "
+                             f"reads ({SCHEMA_VERSION}); upgrade simjudge", self.path,
+                             field="schema_version")
+        stored = Scale.parse(meta["scale"], float(meta["positive"])
+                             if meta["scale"] != "binary" else None)
+        if scale is not None and scale != stored:
+            raise InputError(f"the database holds labels on scale {stored.name} (match at grade "
+                             f"≥ {stored.positive:g}); this session asks for {scale.name} (≥ "
+                             f"{scale.positive:g}): use another --labels file", self.path,
+                             field="scale")
+        return stored
+
+    def close(self) -> None:
+        """Close the connection (every event is already committed)."""
+        self._db.close()
+
+    def __enter__(self) -> LabelsDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+    def append(self, reviewer: str, key: PairKey, action: Action, label: int | None = None,
+               grade: float | None = None, note: str = "", blind: bool = True,
+               shown: dict[str, Any] | None = None, source: str = "",
+               undoes: int | None = None) -> Event:
+        """Insert one event and commit it before returning.
+
+        Args:
+            reviewer: non-empty name.
+            key: ``(item id or None, pred, truth)``.
+            action: ``label`` (needs ``label`` 0/1, and ``grade`` in ``0..top`` on a graded
+                scale), ``skip`` or ``undo`` (needs ``undoes``).
+            note, blind, shown, source: see :class:`Event`.
+
+        Returns:
+            The stored :class:`Event`.
+
+        Raises:
+            ValueError: an event the table's rules refuse (no reviewer, a label outside 0/1,
+                a grade off the scale, an undo without its target); nothing is stored.
+        """
+        if not reviewer:
+            raise ValueError("reviewer must be a non-empty string")
+        if action == "label":
+            if label not in (0, 1):
+                raise ValueError(f"label must be 0 or 1, got {label!r}")
+            if self.scale.graded:
+                if grade is None or not 0 <= grade <= self.scale.top:
+                    raise ValueError(f"grade must be in 0..{self.scale.top}, got {grade!r}")
+            elif grade is not None:
+                raise ValueError("a binary scale takes no grade")
+        elif label is not None or grade is not None:
+            raise ValueError(f"a {action} event carries no label")
+        if (action == "undo") != (undoes is not None):
+            raise ValueError("an undo names the event it withdraws, and only an undo does")
+        created = _now()
+        shown_json = json.dumps(shown or {}, ensure_ascii=False, sort_keys=True)
+        version = self.version
+        row = (reviewer, key[0], key[1], key[2], action, label, grade, note, created,
+               int(blind), shown_json, source, undoes, version)
+        try:
+            cur = self._db.execute(
+                "INSERT INTO events (reviewer, item_id, pred, truth, action, label, grade, note, "
+                "created_at, blind, shown, source, undoes, simjudge_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        except sqlite3.IntegrityError as exc:
+            raise ValueError(f"event refused by the labels database: {exc}") from None
+        # isolation_level=None: the INSERT was its own transaction, committed (and, with
+        # synchronous=FULL, on disk) when execute returned
+        return Event(int(cur.lastrowid or 0), reviewer, key, action, label, grade, note,
+                     created, blind, shown or {}, source, undoes, version)
+
+    # ------------------------------------------------------------------ reading
+    def events(self, after: int = 0) -> Iterator[Event]:
+        """Every event with ``id > after``, in insertion order."""
+        cur = self._db.execute(
+            "SELECT id, reviewer, item_id, pred, truth, action, label, grade, note, created_at, "
+            "blind, shown, source, undoes, simjudge_version FROM events WHERE id > ? ORDER BY id",
+            (after,))
+        for r in cur:
+            yield Event(r[0], r[1], (r[2], r[3], r[4]), r[5], r[6], r[7], r[8], r[9],
+                        bool(r[10]), json.loads(r[11]), r[12], r[13], r[14])
+
+    def count(self) -> int:
+        """Number of events stored (of every action)."""
+        return int(self._db.execute("SELECT count(*) FROM events").fetchone()[0])
+
+
+def effective(events: Sequence[Event]) -> dict[tuple[str, PairKey], Event]:
+    """Each (reviewer, pair)'s event that counts: its latest ``label`` or ``skip`` that no
+    ``undo`` withdrew, in order of that event (see the module docstring)."""
+    undone = {e.undoes for e in events if e.action == "undo"}
+    out: dict[tuple[str, PairKey], Event] = {}
+    for e in events:
+        if e.action != "undo" and e.id not in undone:
+            out.pop((e.reviewer, e.key), None)  # keep insertion order = latest event's order
+            out[(e.reviewer, e.key)] = e
+    return out
+
+
+def latest_undoable(events: Sequence[Event], reviewer: str) -> Event | None:
+    """The reviewer's most recent ``label``/``skip`` event no ``undo`` withdrew (what ``u``
+    withdraws), or None."""
+    undone = {e.undoes for e in events if e.action == "undo"}
+    for e in reversed(events):
+        if e.reviewer == reviewer and e.action != "undo" and e.id not in undone:
+            return e
+    return None
+
+
+def labelled(events: Sequence[Event]) -> dict[PairKey, list[Event]]:
+    """Pair → the ``label`` events that count, one per reviewer, in order of each pair's first
+    counted label (skips left out)."""
+    out: dict[PairKey, list[Event]] = {}
+    for (_, key), e in sorted(effective(events).items(), key=lambda kv: kv[1].id):
+        if e.action == "label":
+            out.setdefault(key, []).append(e)
+    return out
+
+
+def content_sha256(rows: Sequence[dict[str, Any]]) -> str:
+    """sha256 of labels rows as canonical JSONL (sorted keys): the identity of a set of labels
+    that does not change when SQLite reorganises its file."""
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(json.dumps(r, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n")
+    return h.hexdigest()

@@ -1,0 +1,324 @@
+"""What ``simjudge review`` offers for labelling: the population of pairs, their judge scores
+(used on the server only, to choose pairs and estimate τ) and what the page shows of each.
+
+Three sources (:func:`load_source`):
+
+* a **run directory** (``simjudge eval``): every judged cell of its similarity matrices (one
+  per selection item, one per entity type for spans; exact matches are not judged and not
+  offered) and, for a function-call run with an argument judge, every judged argument value pair
+  (scoped to its function and parameter). The page shows the item as the audit page does (its
+  query, its content view, the item's predicted and gold strings with the pair marked) and the
+  run's queues (near τ, disagreements, failures, asymmetric, unstable) can be labelled;
+* a **suggestions file** (``calibrate --pool … --suggest N`` writes ``suggestions.jsonl``;
+  its folder is accepted too): the suggested pairs, with the scores recorded there;
+* a **pool** of unlabelled pairs (JSONL/CSV/TSV with ``pred``/``truth`` and an optional
+  ``id``) scored by ``--judge`` through the judge-call cache: live active labelling.
+
+A pair's key is ``(item id or None, pred, truth)``, as in every labels file; judge outputs
+(scores, rationales, matches, metrics) stay in this process unless the review is not blind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge import io
+from judge.calibration.labelsdb import PairKey
+from judge.errors import InputError
+
+Kind = Literal["run", "suggestions", "pool"]
+
+QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable")
+"""A run's queues that hold pairs (:func:`judge.runs.audit.report_data`)."""
+
+_JUDGE_KEYS = ("judge_id", "score", "outcome", "rationale", "member_of")
+_BLIND_CALL_KEYS = ("correct", "error_type", "error", "matching")
+"""What a function-call item's view holds that an argument judge decided."""
+
+
+@dataclass
+class Population:
+    """The pairs of a review.
+
+    Attributes:
+        kind: ``run``, ``suggestions`` or ``pool``.
+        source: what was read (path, and the run's task / the pool's judge) for people.
+        source_id: path and sha256 recorded with each label event (``runs/x@sha256:…``).
+        keys: pair keys, one per pair.
+        scores: the judge's score of each pair in [0, 1]; NaN = no score (a failed verdict).
+        judge_id: the judge whose scores these are (None: unknown).
+        tau: the run's τ (runs only), else None.
+        queues: queue name → pair indices (runs only).
+        contexts: pair index → what the page shows besides the two strings (computed on demand,
+            with judge output only when ``blind`` is False).
+    """
+
+    kind: Kind
+    source: str
+    source_id: str
+    keys: list[PairKey]
+    scores: NDArray[np.float64]
+    judge_id: str | None = None
+    tau: float | None = None
+    queues: dict[str, list[int]] = field(default_factory=dict)
+    context_of: Callable[[int, bool], dict[str, Any]] | None = None
+    index: dict[PairKey, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index = {k: i for i, k in enumerate(self.keys)}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def pair(self, i: int, blind: bool) -> dict[str, Any]:
+        """What the page gets for pair ``i``: ``{"index", "item_id", "pred", "truth",
+        "context"}``; with ``blind`` False also the judges' verdicts in ``context["judges"]``.
+
+        Raises:
+            IndexError: ``i`` outside the population.
+        """
+        item_id, pred, truth = self.keys[i]
+        ctx = self.context_of(i, blind) if self.context_of is not None else {}
+        if not blind and "judges" not in ctx and np.isfinite(self.scores[i]):
+            ctx = {**ctx, "judges": [{"judge_id": self.judge_id, "score": float(self.scores[i]),
+                                      "outcome": "ok", "rationale": ""}]}
+        return {"index": i, "item_id": item_id, "pred": pred, "truth": truth, "context": ctx}
+
+
+def _source_id(path: Path, sha256: str) -> str:
+    return f"{path}@sha256:{sha256[:16]}"
+
+
+# ---------------------------------------------------------------------------------- runs
+def _run_sha256(path: Path) -> str:
+    """sha256 over a run's record files (config, items, verdicts), in that order."""
+    h = hashlib.sha256()
+    for name in ("config.json", "items.jsonl", "verdicts.jsonl"):
+        f = path / name
+        if f.is_file():
+            h.update(io.file_sha256(f).encode())
+    return h.hexdigest()
+
+
+def _strip_calls(content: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in content.items() if k not in _BLIND_CALL_KEYS}
+
+
+def from_run(path: Path, blind: bool) -> Population:
+    """The judged pairs of a run directory (see the module docstring).
+
+    Raises:
+        InputError: not a run directory, a malformed run, or a run with no judged pair (a task
+            without a judge, or every pair an exact match).
+    """
+    from judge.record.store import load_run
+    from judge.runs.audit import report_data
+
+    record = load_run(path)
+    kept: list[tuple[str, dict[str, Any]]] = []
+
+    def sink(key: str, row: dict[str, Any]) -> None:
+        # function-call argument verdicts are pairs of their own; other verdicts are kept only
+        # to show them (not blind)
+        if not blind or (row.get("function") is not None and not row.get("member_of")):
+            kept.append((key, row))
+
+    data = report_data(record, sink=sink)
+    keys: list[PairKey] = []
+    scores: list[float] = []
+    where: list[tuple[int, int, int, int] | tuple[str, str, str]] = []
+    cell_index: dict[tuple[int, int, int, int], int] = {}
+    seen: dict[PairKey, int] = {}
+    for n, item in enumerate(data["items"]):
+        for h, hm in enumerate(item["heatmaps"]):
+            exact = {tuple(e) for e in hm["exact"]}
+            for i, p in enumerate(hm["pred"]):
+                for j, t in enumerate(hm["truth"]):
+                    if (i, j) in exact:
+                        continue
+                    key: PairKey = (item["id"], p, t)
+                    if key in seen:
+                        cell_index[(n, h, i, j)] = seen[key]
+                        continue
+                    s = hm["scores"][i][j]
+                    seen[key] = cell_index[(n, h, i, j)] = len(keys)
+                    keys.append(key)
+                    scores.append(float(s) if s is not None else float("nan"))
+                    where.append((n, h, i, j))
+    verdicts: dict[str, list[dict[str, Any]]] = {}
+    for k, row in kept:
+        if row.get("function") is not None and not row.get("member_of"):
+            scope = f"{row['function']}.{row.get('parameter', '')}"
+            key = (scope, row["pred"], row["truth"])
+            if key not in seen:
+                seen[key] = len(keys)
+                keys.append(key)
+                s = row.get("score")
+                scores.append(float(s) if isinstance(s, (int, float)) and row.get(
+                    "outcome", "ok") == "ok" else float("nan"))
+                where.append((scope, str(row["function"]), str(row.get("parameter", ""))))
+        if not blind:
+            verdicts.setdefault(k, []).append({x: row.get(x) for x in _JUDGE_KEYS})
+    if not keys:
+        raise InputError("the run has no judged pair to review (its task uses no judge, or "
+                         "every pair was an exact match)", path)
+    queues: dict[str, list[int]] = {}
+    for q in QUEUES:
+        got = [cell_index[(e[0], e[1], e[2], e[3])] for e in data["queues"].get(q, [])
+               if (e[0], e[1], e[2], e[3]) in cell_index]
+        queues[q] = list(dict.fromkeys(got))
+    items = data["items"]
+
+    def context(i: int, blind_now: bool) -> dict[str, Any]:
+        w = where[i]
+        if len(w) == 3:
+            ctx: dict[str, Any] = {"kind": "argument", "function": w[1], "parameter": w[2]}
+        else:
+            n, h, pi, tj = w
+            item, hm = items[n], items[n]["heatmaps"][h]
+            ctx = {"kind": "cell", "query": item.get("query"), "source": item.get("source"),
+                   "label": hm["label"], "preds": hm["pred"], "truths": hm["truth"],
+                   "i": pi, "j": tj}
+            content = item.get("content") or {}
+            if blind_now and item["heatmaps"]:
+                content = {}  # spans' matched/missing lists come from the judge's matching
+            elif blind_now and content.get("kind") == "calls":
+                content = _strip_calls(content)
+            if content:
+                ctx["content"] = content
+        if not blind_now:
+            key = keys[i]
+            from judge.runs.audit import pair_key
+
+            vs = verdicts.get(pair_key(key)) or verdicts.get(pair_key((None, key[1], key[2])))
+            ctx["judges"] = vs or []
+        return ctx
+
+    judge = record.config.judge
+    tau = record.config.tau if isinstance(record.config.tau, (int, float)) else None
+    return Population("run", f"run {path} ({record.task})", _source_id(path, _run_sha256(path)),
+                      keys, np.asarray(scores, dtype=np.float64),
+                      judge.id if judge is not None else None, tau, queues, context)
+
+
+# ---------------------------------------------------------------------------------- files
+def _pair_rows(path: Path, pred_field: str, truth_field: str, max_chars: int,
+               ) -> list[tuple[io.Record, PairKey]]:
+    """The distinct pairs of a pairs file, each with its first row; a repeated pair (same id
+    and strings) is read once."""
+    out: list[tuple[io.Record, PairKey]] = []
+    seen: set[PairKey] = set()
+    for rec in io.read_records(path):
+        pred, truth = io.text(rec, pred_field), io.text(rec, truth_field)
+        for name, side in ((pred_field, pred), (truth_field, truth)):
+            io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
+        item_id = io.record_id(rec, ("id",)) if rec.data.get("id") not in (None, "") else None
+        key: PairKey = (item_id, pred, truth)
+        if key not in seen:
+            seen.add(key)
+            out.append((rec, key))
+    if not out:
+        raise InputError("no pair to review", path)
+    return out
+
+
+def _row_context(rec: io.Record, skip: Sequence[str]) -> dict[str, Any]:
+    """A pool row's other text fields (``query``, ``context``…), shown with the pair."""
+    extra = {k: v for k, v in rec.data.items() if k not in skip and isinstance(v, str) and v}
+    return {"kind": "fields", "fields": extra} if extra else {}
+
+
+def from_suggestions(path: Path, max_chars: int = 4096) -> Population:
+    """The pairs of a ``suggestions.jsonl`` written by ``calibrate --suggest`` (its ``score``
+    is the calibrated judge's), in file order.
+
+    Raises:
+        InputError: unreadable file, a missing side, or a ``score`` that is not a number in
+            [0, 1] (file, line and field named).
+    """
+    rows = _pair_rows(path, "pred", "truth", max_chars)
+    scores = np.full(len(rows), np.nan)
+    for k, (rec, _) in enumerate(rows):
+        s = rec.data.get("score")
+        if s is not None:
+            if not isinstance(s, (int, float)) or isinstance(s, bool) or not 0 <= s <= 1:
+                raise rec.error(f"expected a score in [0, 1], got {s!r}", "score")
+            scores[k] = float(s)
+    recs = [r for r, _ in rows]
+    skip = ("id", "pred", "truth", "score", "stratum", "source", "label")
+    judge_id = next((r.data.get("judge") for r in recs if isinstance(r.data.get("judge"), str)),
+                    None)
+    return Population("suggestions", f"suggestions {path}",
+                      _source_id(path, io.file_sha256(path)), [k for _, k in rows], scores,
+                      judge_id, context_of=lambda i, _b: _row_context(recs[i], skip))
+
+
+def from_pool(path: Path, judge: Any, cache: Any, pred_field: str = "pred",
+              truth_field: str = "truth", max_chars: int = 4096,
+              progress_factory: Any = None) -> tuple[Population, Any]:
+    """A pool of unlabelled pairs scored by ``judge`` (each distinct pair once, through
+    ``cache``; normalised-equal pairs score 1.0 with no call), for live active labelling.
+
+    Returns:
+        ``(population, JudgeScores)`` — the second has the calls, cache hits and outcomes.
+
+    Raises:
+        InputError: a bad pool file (file, line and field named).
+    """
+    from judge.calibration.scoring import score_pairs
+
+    rows = _pair_rows(path, pred_field, truth_field, max_chars)
+    keys = [k for _, k in rows]
+    scored = score_pairs([(k[1], k[2]) for k in keys], judge, cache, progress_factory,
+                         f"{judge.id}: pool")
+    recs = [r for r, _ in rows]
+    skip = ("id", pred_field, truth_field, "label")
+    return Population("pool", f"pool {path} scored by {judge.id}",
+                      _source_id(path, io.file_sha256(path)), keys, scored.scores, judge.id,
+                      context_of=lambda i, _b: _row_context(recs[i], skip)), scored
+
+
+def source_kind(path: Path) -> tuple[Kind, Path]:
+    """What ``path`` is: a run directory, a suggestions file (or a ``calibrate`` output folder
+    holding one), or a pool file.
+
+    Raises:
+        InputError: a missing path, or a folder that is neither a run nor a calibrate output.
+    """
+    if path.is_dir():
+        if (path / "config.json").is_file() and (path / "items.jsonl").is_file():
+            return "run", path
+        if (path / "suggestions.jsonl").is_file():
+            return "suggestions", path / "suggestions.jsonl"
+        raise InputError("not a run directory (no config.json and items.jsonl) nor a "
+                         "calibrate output with suggestions.jsonl", path)
+    if not path.is_file():
+        raise InputError("no such file or directory", path)
+    first = _first_row(path)
+    if first is not None and "score" in first and "stratum" in first:
+        return "suggestions", path
+    return "pool", path
+
+
+def _first_row(path: Path) -> dict[str, Any] | None:
+    """The first JSONL row of a file (None for CSV/TSV or an empty file), cheaply."""
+    if path.suffix.lower() not in (".jsonl", ".ndjson", ".json"):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                try:
+                    got = json.loads(line)
+                except ValueError:
+                    return None
+                return got if isinstance(got, dict) else None
+    return None

@@ -1,0 +1,469 @@
+"""The state of a ``simjudge review`` session: which pair each reviewer sees next, the labels so
+far, and what they say about τ.
+
+**Which pair next.** In the default ``design`` queue the population's pairs are cut into score
+strata (:func:`judge.calibration.stratified.score_strata`) and the next pair comes from the
+stratum the stratified design asks for now (:func:`judge.calibration.stratified.allocate`:
+every stratum its minimum first, then Neyman allocation focused on τ̂'s interval), drawn at
+random within it — recomputed from the labels in the database at every request, so several
+reviewers, a restart or labels from an earlier session all count. In a run's other queues
+(``near``, ``disagree``, ``failures``, ``asymmetric``, ``unstable``) and for a suggestions file,
+the pairs come in a seeded random order (never in score order: the order would tell a blind
+reviewer the judge's scores).
+
+**Several reviewers.** A pair is leased to the reviewer it is shown to (for ``lease_s``
+seconds), so two reviewers are not shown the same pair at once — except the share ``overlap``
+of pairs (chosen by a hash of the pair key, so the choice is stable across restarts), which a
+second reviewer is shown after the first has labelled it, so that agreement can be measured:
+Krippendorff's α (nominal; interval on a graded scale) over the pairs two or more reviewers
+labelled.
+
+**What the labels say** (:meth:`ReviewSession.estimate`): pairs labelled by several reviewers
+count once, positive by majority (a tie is negative, as :mod:`judge.calibration.labels`); τ̂,
+its 95 % interval and the expected objective lost by using τ̂
+(:func:`judge.calibration.stratified.decision_loss`), with the labelled pairs weighted by their
+stratum's inverse inclusion probability. The stopping rule is met when that loss is at most
+``target_loss`` and every stratum has its minimum labels (DESIGN.md: τ's interval is reported,
+not used to stop).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from judge.calibration.labelsdb import (
+    Event,
+    LabelsDB,
+    PairKey,
+    Scale,
+    effective,
+    latest_undoable,
+)
+from judge.review.population import QUEUES, Population
+
+QUEUE_NAMES = ("design", *QUEUES, "all")
+"""``--queue`` values: ``design`` (stratified, with estimates), a run's queues, or ``all`` (every
+pair in random order)."""
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How a session chooses pairs and estimates τ.
+
+    Attributes:
+        blind: withhold every judge output from the page (default for calibration labelling).
+        scale: the labels' scale (binary, or graded ``0-N``).
+        queue: one of :data:`QUEUE_NAMES`.
+        overlap: share of pairs, in [0, 1], shown to two reviewers.
+        target_loss: the stopping rule's bound on the expected objective lost by τ̂, in (0, 1].
+        objective: the objective τ̂ maximises (:data:`metrics.OBJECTIVES`).
+        strata: score strata of the design (>= 1).
+        n_boot: bootstrap resamples of the estimate (>= 1).
+        seed: seed of every random choice (draws within strata, random orders, bootstrap).
+        lease_s: seconds a shown pair stays reserved for its reviewer.
+    """
+
+    blind: bool = True
+    scale: Scale = field(default_factory=Scale)
+    queue: str = "design"
+    overlap: float = 0.0
+    target_loss: float = 0.01
+    objective: str = "f1"
+    strata: int = 16
+    n_boot: int = 200
+    seed: int = 0
+    lease_s: float = 600.0
+
+
+def _overlap_draw(key: PairKey) -> float:
+    """A pair's stable uniform number in [0, 1) (sha256 of its key): the pair is shown to two
+    reviewers when it is below the overlap share."""
+    digest = hashlib.sha256(json.dumps(list(key), ensure_ascii=False).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0**64
+
+
+class ReviewSession:
+    """Labels, leases and the design of one review (see the module docstring).
+
+    Args:
+        population: the pairs (:mod:`judge.review.population`).
+        db: the open labels database (its events so far are read).
+        options: :class:`ReviewOptions`.
+
+    Raises:
+        ValueError: a queue the source does not have.
+    """
+
+    def __init__(self, population: Population, db: LabelsDB, options: ReviewOptions):
+        self.pop, self.db, self.opt = population, db, options
+        if options.queue not in ("design", "all") and options.queue not in population.queues:
+            raise ValueError(f"the source has no queue {options.queue!r}")
+        self._lock = threading.Lock()
+        self.events: list[Event] = list(db.events())
+        n = len(population)
+        scores = population.scores
+        self.scored = np.isfinite(scores)
+        self.estimates = options.queue == "design" and population.kind != "suggestions" and bool(
+            self.scored.sum() >= 2)
+        if self.estimates:
+            from judge.calibration.stratified import score_strata
+
+            self.strata: NDArray[np.intp] = score_strata(scores, options.strata)
+        else:
+            self.strata = np.where(self.scored, 0, -1).astype(np.intp)
+        self.overlap_pair = np.array([_overlap_draw(k) < options.overlap
+                                      for k in population.keys], dtype=bool) \
+            if options.overlap > 0 else np.zeros(n, dtype=bool)
+        rng = np.random.default_rng(options.seed)
+        if options.queue in ("design", "all"):
+            order = rng.permutation(n)
+        else:
+            order = rng.permutation(np.asarray(population.queues[options.queue], dtype=np.intp))
+        self.order: NDArray[np.intp] = order.astype(np.intp)
+        self.in_queue = np.zeros(n, dtype=bool)
+        self.in_queue[self.order] = True
+        self._rng = rng
+        self.served: dict[str, tuple[int, float]] = {}
+        self._rebuild()
+        self._estimate: dict[str, Any] | None = None
+        self._estimate_at = -1
+
+    # ------------------------------------------------------------------ labels
+    def _rebuild(self) -> None:
+        """Recompute the per-pair state from all events (at start and after an undo)."""
+        self.counted: dict[tuple[str, PairKey], Event] = {}
+        self.votes: dict[int, dict[str, Event]] = {}
+        self.skipped: dict[str, set[int]] = {}
+        self.labelled = np.zeros(len(self.pop), dtype=bool)
+        for e in effective(self.events).values():
+            self._count(e)
+
+    def _count(self, e: Event) -> None:
+        """Add one ``label`` or ``skip`` event that counts (the reviewer's latest for its
+        pair) to the per-pair state."""
+        i = self.pop.index.get(e.key)
+        self.counted.pop((e.reviewer, e.key), None)
+        self.counted[(e.reviewer, e.key)] = e
+        if i is None:
+            return
+        if e.action == "label":
+            self.votes.setdefault(i, {})[e.reviewer] = e
+            self.skipped.get(e.reviewer, set()).discard(i)
+            self.labelled[i] = True
+        else:
+            self.skipped.setdefault(e.reviewer, set()).add(i)
+            votes = self.votes.get(i, {})
+            votes.pop(e.reviewer, None)
+            if not votes:
+                self.votes.pop(i, None)
+                self.labelled[i] = False
+
+    @property
+    def unknown(self) -> int:
+        """Labels and skips in the database that name no pair of this source."""
+        return sum(1 for _, key in self.counted if key not in self.pop.index)
+
+    def record(self, reviewer: str, index: int, action: str, value: float | None = None,
+               note: str = "") -> Event:
+        """Store a ``label`` (``value``: 0/1, or a grade on a graded scale) or a ``skip`` of
+        pair ``index`` by ``reviewer``; committed to the database before this returns.
+
+        Raises:
+            IndexError: ``index`` outside the population.
+            ValueError: a value off the scale, or an unknown action.
+        """
+        if not 0 <= index < len(self.pop):
+            raise IndexError(f"no pair {index}")
+        scale = self.opt.scale
+        label: int | None = None
+        grade: float | None = None
+        if action == "label":
+            if value is None or not isinstance(value, (int, float)) or isinstance(value, bool) \
+                    or value != int(value) or not 0 <= value <= scale.top:
+                raise ValueError(f"label must be an integer in 0..{scale.top}, got {value!r}")
+            label = scale.binary(value) if scale.graded else int(value)
+            grade = float(value) if scale.graded else None
+        elif action != "skip":
+            raise ValueError(f"unknown action {action!r}")
+        shown = self.shown(index)
+        with self._lock:
+            e = self.db.append(reviewer, self.pop.keys[index], action, label, grade, note,  # type: ignore[arg-type]
+                               self.opt.blind, shown, self.pop.source_id)
+            self.events.append(e)
+            self._count(e)
+            if self.served.get(reviewer, (-1, 0.0))[0] == index:
+                del self.served[reviewer]
+        return e
+
+    def undo(self, reviewer: str) -> tuple[Event, int | None] | None:
+        """Withdraw the reviewer's latest label or skip (an ``undo`` event, committed).
+
+        Returns:
+            ``(the withdrawn event, its pair's index or None)``, or None when there is nothing
+            to undo; the pair is then the reviewer's current one again.
+        """
+        with self._lock:
+            target = latest_undoable(self.events, reviewer)
+            if target is None:
+                return None
+            e = self.db.append(reviewer, target.key, "undo", blind=self.opt.blind,
+                               source=self.pop.source_id, undoes=target.id)
+            self.events.append(e)
+            self._rebuild()
+            i = self.pop.index.get(target.key)
+            if i is not None:
+                self.served[reviewer] = (i, time.monotonic())
+        return target, i
+
+    def shown(self, index: int) -> dict[str, Any]:
+        """What the page showed of pair ``index`` (recorded with its label): the view, whether
+        judge output was withheld, the queue, and the sha256 of the pair's payload."""
+        payload = self.pop.pair(index, self.opt.blind)
+        digest = hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True,
+                                           default=str).encode()).hexdigest()
+        return {"view": payload["context"].get("kind", "pair"), "judge_output": not self.opt.blind,
+                "queue": self.opt.queue, "payload_sha256": digest}
+
+    # ------------------------------------------------------------------ next pair
+    def current(self, reviewer: str) -> int | None:
+        """The pair shown to ``reviewer`` and not yet labelled or skipped, if any."""
+        got = self.served.get(reviewer)
+        if got is None:
+            return None
+        i = got[0]
+        if reviewer in self.votes.get(i, {}) or i in self.skipped.get(reviewer, set()):
+            return None
+        return i
+
+    def next_pair(self, reviewer: str) -> int | None:
+        """The pair to show ``reviewer`` now (leased to them), or None when none is left.
+
+        Order: the reviewer's current pair; then a pair of the overlap share labelled by one
+        other reviewer; then the design's (or queue's) next pair no one has labelled.
+        """
+        with self._lock:
+            i = self.current(reviewer)
+            if i is None:
+                i = self._choose(reviewer)
+            if i is not None:
+                self.served[reviewer] = (i, time.monotonic())
+            return i
+
+    def _blocked(self, reviewer: str) -> NDArray[np.bool_]:
+        """Pairs ``reviewer`` may not be shown: skipped by them, labelled by them, or leased to
+        someone else."""
+        n = len(self.pop)
+        out = np.zeros(n, dtype=bool)
+        mine = self.skipped.get(reviewer, set())
+        if mine:
+            out[list(mine)] = True
+        out[[i for i, v in self.votes.items() if reviewer in v]] = True
+        now = time.monotonic()
+        for who, (i, t) in self.served.items():
+            if who != reviewer and now - t < self.opt.lease_s:
+                out[i] = True
+        return out
+
+    def _choose(self, reviewer: str) -> int | None:
+        blocked = self._blocked(reviewer)
+        if self.opt.overlap > 0:
+            second = [i for i, v in self.votes.items()
+                      if len(v) == 1 and self.overlap_pair[i] and self.in_queue[i]
+                      and not blocked[i]]
+            if second:
+                return min(second, key=lambda i: min(e.id for e in self.votes[i].values()))
+        free = self.in_queue & ~self.labelled & ~blocked
+        if not free.any():
+            return None
+        if not self.estimates:
+            return int(next(i for i in self.order if free[i]))
+        return self._design_pair(free)
+
+    def _design_pair(self, free: NDArray[np.bool_]) -> int | None:
+        """A random free pair of the stratum the design asks for (the next best stratum with a
+        free pair when that one has none for this reviewer)."""
+        from judge.calibration.stratified import allocate
+
+        design = self.design()
+        window = None
+        if self._estimate is not None and self._estimate.get("tau") is not None:
+            window = (self._estimate["low"], self._estimate["high"])
+        free_scored = free & (self.strata >= 0)
+        if not free_scored.any():
+            left = np.flatnonzero(free)
+            return int(self._rng.choice(left)) if left.size else None
+        has = np.bincount(self.strata[free_scored], minlength=design.n_strata) > 0
+        # the design's next label; when its stratum has no pair free for this reviewer (leased
+        # to others), the strata the next few labels would go to, then any stratum
+        for k in (1, 4 * design.n_strata):
+            counts = allocate(design, k, self.pop.scores, window)
+            ranked = [int(h) for h in np.argsort(-counts, kind="stable")
+                      if counts[h] > 0 and has[h]]
+            if ranked:
+                break
+        else:
+            ranked = [int(h) for h in np.flatnonzero(has)]
+        pool = np.flatnonzero(free_scored & (self.strata == ranked[0]))
+        return int(self._rng.choice(pool))
+
+    # ------------------------------------------------------------------ estimates
+    def design(self) -> Any:
+        """The labelled sample as a :class:`judge.calibration.stratified.Design` (pairs labelled
+        by several reviewers once, positive by majority; a tie is negative)."""
+        from judge.calibration.stratified import Design
+
+        idx = np.array(sorted(self.votes), dtype=np.intp)
+        pos = np.array([self._positive(i) for i in idx], dtype=bool)
+        return Design(self.strata, idx, pos)
+
+    def _positive(self, i: int) -> bool:
+        labels = [e.label for e in self.votes[i].values()]
+        return sum(1 for x in labels if x) * 2 > len(labels)
+
+    def progress(self) -> dict[str, Any]:
+        """Counts for the page: pairs, labelled pairs, per reviewer labels and skips."""
+        per: dict[str, dict[str, int]] = {}
+        for (reviewer, key), e in self.counted.items():
+            if key not in self.pop.index:
+                continue
+            row = per.setdefault(reviewer, {"labels": 0, "skips": 0})
+            row["labels" if e.action == "label" else "skips"] += 1
+        in_q = int(self.in_queue.sum())
+        return {"pairs": len(self.pop), "queue": self.opt.queue, "queue_pairs": in_q,
+                "labelled": int((self.labelled & self.in_queue).sum()),
+                "labels_elsewhere": self.unknown,
+                "reviewers": dict(sorted(per.items()))}
+
+    def agreement(self) -> dict[str, Any]:
+        """Krippendorff's α over the pairs two or more reviewers labelled (nominal for binary
+        labels, interval for grades; Krippendorff 2011, :func:`metrics.krippendorff_alpha`), and
+        how many such pairs there are. ``alpha`` is None when undefined."""
+        from metrics import krippendorff_alpha
+
+        reviewers = sorted({r for v in self.votes.values() for r in v})
+        shared = [i for i, v in self.votes.items() if len(v) >= 2]
+        alpha = None
+        if len(reviewers) >= 2 and shared:
+            graded = self.opt.scale.graded
+            data = [[(e.value if graded else float(e.label or 0)) if (e := self.votes[i].get(r))
+                     else math.nan for i in sorted(self.votes)] for r in reviewers]
+            a = krippendorff_alpha(data, "interval" if graded else "nominal")
+            alpha = None if math.isnan(a) else float(a)
+        return {"alpha": alpha, "level": "interval" if self.opt.scale.graded else "nominal",
+                "shared_pairs": len(shared), "reviewers": len(reviewers)}
+
+    @property
+    def last_estimate(self) -> dict[str, Any] | None:
+        """The estimate last computed by :meth:`estimate` (None before the first), without
+        computing one."""
+        return self._estimate
+
+    def estimate(self) -> dict[str, Any]:
+        """τ̂, its 95 % interval, the expected loss and the stopping rule (module docstring),
+        recomputed only when labels changed. ``{"available": False, "why": …}`` when the
+        queue gives no population estimate or the labels do not define τ yet."""
+        if self.current_estimate():
+            return self._estimate  # type: ignore[return-value]
+        n_events, job = self.estimate_job()
+        out = job if isinstance(job, dict) else run_estimate(self.pop.scores, self.strata, job)
+        self.store_estimate(n_events, out)
+        return out
+
+    def estimate_job(self) -> tuple[int, EstimateJob | dict[str, Any]]:
+        """``(events so far, job)``: what :func:`run_estimate` needs to compute the estimate of
+        the labels so far (only the labelled pairs; the scores and strata do not change), or
+        the answer itself when the queue gives no population estimate."""
+        if not self.estimates:
+            why = ("a suggestions file holds no population: label it, then run simjudge "
+                   "calibrate LABELS.db --pool POOL for τ" if self.pop.kind == "suggestions"
+                   else f"the {self.opt.queue!r} queue is not a random sample: τ is estimated "
+                   "in the design queue")
+            return len(self.events), {"available": False, "why": why}
+        with self._lock:
+            design = self.design()
+            n_events = len(self.events)
+        o = self.opt
+        return n_events, EstimateJob(design.labelled, design.positive, o.objective, o.n_boot,
+                                     o.seed, o.target_loss)
+
+    def store_estimate(self, n_events: int, result: dict[str, Any]) -> None:
+        """Keep ``result`` as the estimate of the labels after ``n_events`` events."""
+        if n_events >= self._estimate_at:
+            self._estimate, self._estimate_at = result, n_events
+
+    def current_estimate(self) -> bool:
+        """Whether :attr:`last_estimate` is of every label so far."""
+        return self._estimate is not None and self._estimate_at == len(self.events)
+
+
+@dataclass(frozen=True)
+class EstimateJob:
+    """The labels an estimate is computed from (:func:`run_estimate`).
+
+    Attributes:
+        labelled: population indices of the labelled pairs; positive: their labels.
+        objective, n_boot, seed, target_loss: as :class:`ReviewOptions`.
+    """
+
+    labelled: NDArray[np.intp]
+    positive: NDArray[np.bool_]
+    objective: str
+    n_boot: int
+    seed: int
+    target_loss: float
+
+
+def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
+                 job: EstimateJob) -> dict[str, Any]:
+    """τ̂, its 95 % interval, the expected loss and the stopping rule of a labelled sample of
+    the population (:func:`judge.calibration.stratified.decision_loss`), as the page shows them.
+
+    Args:
+        scores: the population's scores in [0, 1], NaN = unscored; strata: their score strata.
+        job: the labels.
+
+    Returns:
+        ``{"available", "labels", "positives", "target_loss", "objective", "strata",
+        "min_per_stratum"}`` plus ``"tau", "low", "high", "loss", "minimums_met", "stop"``
+        when available, else ``"why"``.
+    """
+    from judge.calibration.stratified import MIN_PER_STRATUM, Design, decision_loss
+
+    design = Design(strata, job.labelled, job.positive)
+    n = int(job.labelled.size)
+    n_pos = int(job.positive.sum())
+    base = {"available": False, "labels": n, "positives": n_pos,
+            "target_loss": job.target_loss, "objective": job.objective,
+            "strata": design.n_strata, "min_per_stratum": MIN_PER_STRATUM}
+    if n_pos == 0 or n_pos == n:
+        return {**base, "why": "the labels hold one class so far"}
+    try:
+        est = decision_loss(scores, design, job.objective, job.n_boot, job.seed)
+    except ValueError as exc:
+        return {**base, "why": str(exc)}
+    loss = None if math.isnan(est.loss) else float(est.loss)
+    return {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
+            "loss": loss, "minimums_met": bool(est.minimums_met),
+            "stop": bool(loss is not None and est.stop(job.target_loss))}
+
+
+def key_of(value: Any) -> PairKey:
+    """A pair key from the page's ``[item id or null, pred, truth]``.
+
+    Raises:
+        ValueError: not a list of (null or string, string, string).
+    """
+    if (not isinstance(value, (list, tuple)) or len(value) != 3
+            or not (value[0] is None or isinstance(value[0], str))
+            or not all(isinstance(x, str) for x in value[1:])):
+        raise ValueError("key must be [item id or null, pred, truth]")
+    return (value[0], value[1], value[2])

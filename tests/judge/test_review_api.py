@@ -1,0 +1,263 @@
+"""``simjudge review``'s server as a real subprocess: bad input stores nothing, tokens, blind
+payloads, a ``kill -9`` loses no acknowledged label, live Krippendorff's α against the
+``krippendorff`` package, queues, pools and the command line's own checks."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge.calibration.labelsdb import LabelsDB, labelled
+from tests.cli_runs import CLI, ENV
+from tests.review_server import cell_score, is_match, start, write_table_run
+
+
+@pytest.fixture(scope="module")
+def table_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return write_table_run(tmp_path_factory.mktemp("review"))
+
+
+def _events(db: Path) -> int:
+    with LabelsDB(db, create=False) as d:
+        return d.count()
+
+
+def test_bad_input_gets_4xx_and_stores_nothing(table_run: tuple[Path, Path],
+                                               tmp_path: Path) -> None:
+    run, _ = table_run
+    db = tmp_path / "labels.db"
+    s = start([str(run), "--labels", str(db)], tmp_path)
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        key = [pair["item_id"], pair["pred"], pair["truth"]]
+        good = {"reviewer": "ann", "index": pair["index"], "key": key, "action": "label",
+                "value": 1}
+        cases = [
+            ({**good}, False, 403),  # no token header
+            ({**good, "key": [pair["item_id"], pair["pred"], "something else"]}, True, 400),
+            ({**good, "index": 10_000}, True, 400),
+            ({**good, "value": 7}, True, 400),
+            ({**good, "value": 0.5}, True, 400),
+            ({**good, "value": True}, True, 400),
+            ({**good, "action": "delete"}, True, 400),
+            ({**good, "note": "x" * 5000}, True, 400),
+            ({**good, "note": "x" * 1_000_000}, True, 413),
+            ({**good, "reviewer": ""}, True, 400),
+            ({**good, "reviewer": "a\nb"}, True, 400),
+        ]
+        for body, token, status in cases:
+            got, reply = s.call("POST", "/api/label", body, token=token)
+            assert got == status, (body.get("value"), body.get("action"), got, reply)
+        assert s.call("POST", "/api/label", raw=b"{not json")[0] == 400
+        assert s.call("POST", "/api/undo", {"reviewer": "ann"})[0] == 409  # nothing to undo
+        # the database file and anything else but the page's own files are never served
+        for path in ("/labels.db", f"/{db.name}", "/static/labels.db", "/static/../labels.db",
+                     "/static/page.html"):
+            assert s.call("GET", path)[0] == 404, path
+        # a Host header that is not loopback (DNS rebinding) is refused
+        assert s.call("GET", "/", headers={"Host": "evil.example:80"})[0] == 403
+        assert _events(db) == 0
+        reply = s.post("/api/label", good)  # the same request, well-formed, is stored
+        assert reply["event"]["id"] == 1 and _events(db) == 1
+    finally:
+        s.stop()
+
+
+def test_off_loopback_every_request_needs_the_token(table_run: tuple[Path, Path],
+                                                    tmp_path: Path) -> None:
+    run, _ = table_run
+    s = start([str(run), "--labels", str(tmp_path / "l.db"), "--host", "0.0.0.0"], tmp_path)
+    try:
+        assert s.call("GET", "/", token=False)[0] == 403
+        assert s.call("GET", "/api/stats", token=False)[0] == 403
+        assert s.call("GET", f"/?token={s.token}", token=False)[0] == 200
+        assert s.call("GET", "/?token=wrong", token=False)[0] == 403
+        assert s.call("POST", "/api/next", {"reviewer": "ann"})[0] == 200
+    finally:
+        s.stop()
+
+
+def test_blind_payload_holds_no_judge_output(table_run: tuple[Path, Path],
+                                             tmp_path: Path) -> None:
+    run, _ = table_run
+    s = start([str(run), "--labels", str(tmp_path / "l.db")], tmp_path)
+    try:
+        _, page = s.call("GET", "/")
+        for _ in range(5):
+            pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+            text = json.dumps(pair)
+            assert "judges" not in pair["context"] and "score" not in text
+            assert set(pair["context"]) == {"kind", "query", "source", "label", "preds",
+                                            "truths", "i", "j"}
+            s.label("ann", pair, int(is_match(pair["pred"], pair["truth"])))
+        config = json.loads(page.split('id="config">')[1].split("</script>")[0])
+        assert set(config) == {"source", "scale", "graded", "top", "positive", "blind",
+                               "queue", "token", "loopback"}  # no τ, no score
+    finally:
+        s.stop()
+    s = start([str(run), "--labels", str(tmp_path / "l2.db"), "--no-blind"], tmp_path)
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        k, i, j = (int(pair["item_id"].split("-")[1]), pair["context"]["i"],
+                   pair["context"]["j"])
+        assert [v["score"] for v in pair["context"]["judges"]] == [cell_score(k, i, j)]
+    finally:
+        s.stop()
+
+
+def test_kill_9_loses_no_acknowledged_label(table_run: tuple[Path, Path],
+                                            tmp_path: Path) -> None:
+    run, _ = table_run
+    db = tmp_path / "labels.db"
+    s = start([str(run), "--labels", str(db)], tmp_path)
+    sent = []
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        for _ in range(25):
+            value = int(is_match(pair["pred"], pair["truth"]))
+            reply = s.label("ann", pair, value)  # acknowledged: committed before this reply
+            sent.append(((pair["item_id"], pair["pred"], pair["truth"]), value))
+            pair = reply["pair"]
+    finally:
+        os.kill(s.proc.pid, signal.SIGKILL)
+        s.proc.wait(10)
+    assert s.proc.returncode == -signal.SIGKILL
+    with LabelsDB(db, create=False) as d:
+        got = labelled(list(d.events()))
+    assert len(got) == 25
+    assert {k: es[0].label for k, es in got.items()} == dict(sent)
+
+
+def test_live_alpha_equals_the_krippendorff_package(table_run: tuple[Path, Path],
+                                                    tmp_path: Path) -> None:
+    krippendorff = pytest.importorskip("krippendorff")
+    run, _ = table_run
+    db = tmp_path / "labels.db"
+    s = start([str(run), "--labels", str(db), "--overlap", "1"], tmp_path)
+    try:
+        ann: dict[int, int] = {}
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        for _ in range(12):
+            ann[pair["index"]] = int(is_match(pair["pred"], pair["truth"]))
+            pair = s.label("ann", pair, ann[pair["index"]])["pair"]
+        # with --overlap 1 bob is shown ann's pairs first; he flips every third label
+        bob: dict[int, int] = {}
+        pair = s.post("/api/next", {"reviewer": "bob"})["pair"]
+        for n in range(8):
+            assert pair["index"] in ann  # a pair ann labelled
+            v = ann[pair["index"]] if n % 3 else 1 - ann[pair["index"]]
+            bob[pair["index"]] = v
+            pair = s.label("bob", pair, v)["pair"]
+        stats = s.call("GET", "/api/stats")[1]
+    finally:
+        s.stop()
+    units = sorted(ann)
+    data = np.array([[ann[u] for u in units],
+                     [bob.get(u, np.nan) for u in units]], dtype=float)
+    want = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    got = stats["agreement"]
+    assert got["shared_pairs"] == 8 and got["reviewers"] == 2 and got["level"] == "nominal"
+    assert math.isclose(got["alpha"], want, rel_tol=1e-12, abs_tol=1e-12)
+    assert stats["progress"]["reviewers"] == {"ann": {"labels": 12, "skips": 0},
+                                              "bob": {"labels": 8, "skips": 0}}
+
+
+def test_a_run_queue_in_random_order_without_estimates(table_run: tuple[Path, Path],
+                                                       tmp_path: Path) -> None:
+    run, _ = table_run
+    tau = json.loads((run / "config.json").read_text())["tau"]
+    s = start([str(run), "--labels", str(tmp_path / "l.db"), "--queue", "near"], tmp_path)
+    try:
+        shown = []
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        while pair is not None:
+            k, i, j = (int(pair["item_id"].split("-")[1]), pair["context"]["i"],
+                       pair["context"]["j"])
+            shown.append(cell_score(k, i, j))
+            pair = s.post("/api/label", {"reviewer": "ann", "index": pair["index"],
+                                         "key": [pair["item_id"], pair["pred"], pair["truth"]],
+                                         "action": "skip"})["pair"]
+        stats = s.call("GET", "/api/stats")[1]
+    finally:
+        s.stop()
+    # every cell with |score − τ| <= 0.1 (τ = 0.7; the audit's rule in floating point, so 0.8
+    # is out: 0.8 − 0.7 = 0.10000000000000009), and only those
+    want = sorted(cell_score(k, i, j) for k in range(12) for i in range(3) for j in range(3)
+                  if abs(cell_score(k, i, j) - tau) <= 0.1)
+    assert sorted(shown) == want and len(want) > 20
+    assert shown != sorted(shown) and shown != sorted(shown, reverse=True)  # not score order
+    assert stats["estimate"]["available"] is False
+    assert stats["progress"]["reviewers"]["ann"] == {"labels": 0, "skips": len(want)}
+
+
+def test_command_line_checks_come_first(table_run: tuple[Path, Path], tmp_path: Path) -> None:
+    run, _ = table_run
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text(json.dumps({"pred": "a", "truth": "b"}) + "\n")
+    db = tmp_path / "l.db"
+    LabelsDB(db).close()  # a binary database
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*CLI, "review", *args, "--port", "0"], cwd=tmp_path, env=ENV,
+                              capture_output=True, text=True, timeout=120)
+
+    for args, message in [
+        ((str(pool), "--labels", str(db)), "needs --judge"),
+        ((str(run), "--labels", str(db), "--queue", "nearest"), "unknown queue"),
+        ((str(run), "--labels", str(db), "--overlap", "1.5"), "field 'overlap'"),
+        ((str(run), "--labels", str(db), "--scale", "0-5"), "scale binary"),
+        ((str(run), "--labels", str(db), "--judge", "lexical"), "already holds"),
+        ((str(pool), "--labels", str(db), "--queue", "near", "--judge", "lexical"),
+         "run's queue"),
+        ((str(tmp_path / "missing"), "--labels", str(db)), "no such file"),
+    ]:
+        got = cli(*args)
+        assert got.returncode == 2, (args, got.stderr)
+        assert message in got.stderr and got.stderr.count("\n") == 1, (args, got.stderr)
+
+
+def test_pool_with_a_judge_undo_and_resume(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.jsonl"
+    table = tmp_path / "t.jsonl"
+    rows = [(f"w{k}", f"v{k}", round(0.02 + 0.96 * k / 59, 4)) for k in range(60)]
+    pool.write_text("".join(json.dumps({"id": f"p{k}", "pred": p, "truth": t,
+                                        "context": "glossary"}) + "\n"
+                            for k, (p, t, _) in enumerate(rows)))
+    table.write_text("".join(json.dumps({"pred": p, "truth": t, "score": sc}) + "\n"
+                             for p, t, sc in rows))
+    db = tmp_path / "l.db"
+    s = start([str(pool), "--labels", str(db), "--judge", f"table:{table}", "--strata", "4"],
+              tmp_path)
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        assert pair["context"] == {"kind": "fields", "fields": {"context": "glossary"}}
+        seen = []
+        for _ in range(12):
+            k = int(pair["item_id"][1:])
+            seen.append(k)
+            pair = s.label("ann", pair, int(k >= 30))["pair"]
+        # the design's first 12 labels: 3 in each of the 4 score strata (k 0-14, 15-29 …)
+        assert sorted(np.bincount([k // 15 for k in seen], minlength=4)) == [3, 3, 3, 3]
+        undone = s.post("/api/undo", {"reviewer": "ann"})
+        assert undone["undone"]["id"] == 12 and undone["pair"]["item_id"] == f"p{seen[-1]}"
+        # a page reload asks again: the undone pair is still the current one
+        again = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        assert again["index"] == undone["pair"]["index"]
+        stats = s.call("GET", "/api/stats")[1]
+        assert stats["progress"]["labelled"] == 11
+        est = stats["estimate"]
+        # labels are k >= 30, scores increase with k: a perfect separation, so τ̂ lies between
+        # the highest-scoring negative and the lowest-scoring positive labelled pair
+        lab = sorted(seen[:-1])
+        neg = max(rows[k][2] for k in lab if k < 30)
+        pos = min(rows[k][2] for k in lab if k >= 30)
+        assert est["available"] and neg <= est["tau"] < pos
+    finally:
+        s.stop()

@@ -1,0 +1,137 @@
+"""Helpers for the ``simjudge review`` tests: a selection run whose scores are known (a
+``table:`` judge), the server started as a real subprocess, and plain HTTP calls to it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.cli_runs import CLI, ENV
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+
+
+def item_strings(k: int) -> tuple[list[str], list[str]]:
+    """Item ``k``'s three predictions and three gold strings: prediction ``i`` and gold ``j``
+    name the same thing exactly when ``i == j`` (the hand labels)."""
+    return ([f"pred {k}-{i} ⟨{'αβγ'[i]}⟩" for i in range(3)],
+            [f"gold {k}-{j} ⟨{'αβγ'[j]}⟩" for j in range(3)])
+
+
+def cell_score(k: int, i: int, j: int) -> float:
+    """The table judge's score of item ``k``'s cell (i, j): matches 0.55–0.95, non-matches
+    0.30–0.70, so the classes overlap and τ is not trivial."""
+    return round(0.30 + 0.05 * ((k + i + 2 * j) % 9) + (0.25 if i == j else 0.0), 2)
+
+
+def is_match(pred: str, truth: str) -> bool:
+    """The hand label of a pair of :func:`item_strings`: same item and same Greek letter."""
+    return pred.split(" ")[1] == truth.split(" ")[1] and pred[-2] == truth[-2]
+
+
+def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
+    """``(run directory, scores table)``: a selection run of ``n_items`` 3×3 items judged by a
+    ``table:`` judge with :func:`cell_score` (9 × ``n_items`` pairs, none exact)."""
+    data = tmp / "items.jsonl"
+    table = tmp / "scores.jsonl"
+    with data.open("w") as d, table.open("w") as t:
+        for k in range(n_items):
+            preds, truths = item_strings(k)
+            d.write(json.dumps({"id": f"item-{k}", "pred": preds, "truth": truths},
+                               ensure_ascii=False) + "\n")
+            for i, p in enumerate(preds):
+                for j, g in enumerate(truths):
+                    t.write(json.dumps({"pred": p, "truth": g, "score": cell_score(k, i, j)},
+                                       ensure_ascii=False) + "\n")
+    run = tmp / "run"
+    subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge", f"table:{table}",
+                    "--out", str(run), "--bootstrap", "0", "--cache-mode", "off"],
+                   env=ENV, check=True, capture_output=True, timeout=300)
+    return run, table
+
+
+@dataclass
+class Server:
+    """A running ``simjudge review`` subprocess."""
+
+    proc: subprocess.Popen[str]
+    url: str
+    token: str
+
+    def call(self, method: str, path: str, body: Any = None, token: bool = True,
+             headers: dict[str, str] | None = None, raw: bytes | None = None,
+             ) -> tuple[int, Any]:
+        """``(HTTP status, parsed JSON or text)`` of one request (token header by default)."""
+        h = dict(headers or {})
+        if token:
+            h["X-Simjudge-Token"] = self.token
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        if data is not None:
+            h.setdefault("Content-Type", "application/json")
+        req = urllib.request.Request(self.url.rstrip("/") + path, data=data, headers=h,
+                                     method=method)
+        try:
+            with _OPENER.open(req, timeout=30) as r:
+                status, text = r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            status, text = exc.code, exc.read().decode()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    def post(self, path: str, body: Any) -> Any:
+        """POST that must succeed; its JSON."""
+        status, got = self.call("POST", path, body)
+        assert status == 200, (status, got)
+        return got
+
+    def label(self, reviewer: str, pair: dict[str, Any], value: int, note: str = "") -> Any:
+        """Label ``pair`` (as the server sent it) and return the reply."""
+        return self.post("/api/label", {"reviewer": reviewer, "index": pair["index"],
+                                        "key": [pair["item_id"], pair["pred"], pair["truth"]],
+                                        "action": "label", "value": value, "note": note})
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def start(args: list[str], cwd: Path, timeout: float = 120.0) -> Server:
+    """Start ``simjudge review ARGS --port 0`` and wait for the URL it prints; the token is read
+    from the page's configuration."""
+    proc = subprocess.Popen([*CLI, "review", *args, "--port", "0"], cwd=cwd, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    url = None
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = re.match(r"(http://\S+)", line.strip())
+        if m:
+            url = m.group(1)
+            break
+    if url is None:
+        proc.kill()
+        err = proc.stderr.read() if proc.stderr else ""
+        raise AssertionError(f"simjudge review printed no URL: {err}")
+    base = url.split("?")[0]
+    with _OPENER.open(url, timeout=30) as r:
+        page = r.read().decode()
+    token = json.loads(re.search(r'id="config">(.*?)</script>', page, re.S).group(1))["token"]  # type: ignore[union-attr]
+    return Server(proc, base, token)
