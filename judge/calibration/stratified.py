@@ -9,16 +9,12 @@ Techniques*, §5.5) for the influence of a stratum's pairs on ``objective(τ*_b)
 over the bootstrap's plausible τ*s (:mod:`judge.calibration.regretshares`) — most labels go to
 the strata between τ̂ and those τ*s, a few to the strata that only move the objective's level.
 
-Because the sample over-represents the boundary, τ̂ is the objective-best cut of the
-**inverse-probability weighted** sweep (each labelled pair counts ``N_h / n_h`` times), its
-interval a **stratified bootstrap** (:mod:`judge.calibration.sweepboot`), and the stopping rule's
-loss (:func:`decision_loss`) the bootstrap mean of ``objective_b(τ*_b) − objective_b(τ̂)``.
-Adjacent strata are collapsed until each holds ``MIN_PER_STRATUM`` labels (:meth:`Design.groups`).
-Only *how many* labels a stratum gets adapts, never which pairs, so the weights stay those of a
-stratified random sample and τ̂ is not biased (``benchmarks/active_labelling.py`` measures it).
-
-Assumption: the labels already in hand are a random sample of their strata (e.g. an initial
-random sample of the pool, or earlier rounds of this procedure).
+τ̂ is the objective-best cut of the **inverse-probability weighted** sweep (a label counts
+``N_h / n_h`` times; strata collapsed to ``MIN_PER_STRATUM`` labels, :meth:`Design.groups`), its
+interval a **stratified bootstrap** (:mod:`judge.calibration.sweepboot`), the stopping rule's
+loss (:func:`decision_loss`) the bootstrap mean of ``objective_b(τ*_b) − objective_b(τ̂)``. Only
+*how many* labels a stratum gets adapts, never which pairs, so the weights stay right and τ̂
+unbiased. Assumption: the labels in hand are a random sample of their strata.
 """
 
 from __future__ import annotations
@@ -41,6 +37,10 @@ from metrics import OBJECTIVES, percentile_ci
 MIN_PER_STRATUM = 3
 """Labels every stratum gets before the allocation applies, and the fewest an estimation
 stratum holds (:meth:`Design.groups` collapses strata with fewer)."""
+
+STOP_MINIMUM = 8
+"""Labels every stratum holds (or all its pairs) before the stopping rule can hold (with 3, a
+stratum near τ is often all one class and the bootstrap sees no doubt there)."""
 
 FOCUS = 4.0
 """Factor on the share of the strata that meet :func:`allocate`'s optional ``window``."""
@@ -94,12 +94,12 @@ class Design:
         return (big, np.bincount(lab_h[lab_h >= 0], minlength=h),
                 np.bincount(lab_h[(lab_h >= 0) & self.positive], minlength=h))
 
-    def strata_below_minimum(self) -> int:
-        """Strata holding fewer than ``MIN_PER_STRATUM`` labels while they have unlabelled
-        pairs left (the stopping rule waits for them: before that the strata are collapsed
-        and the bootstrap of a few labels can be far too narrow)."""
+    def strata_below_minimum(self, minimum: int | None = None) -> int:
+        """Strata holding fewer than ``minimum`` labels (default ``STOP_MINIMUM``, the stopping
+        rule's) while they have unlabelled pairs left."""
         big, small, _ = self.sizes()
-        return int((small < np.minimum(MIN_PER_STRATUM, big)).sum())
+        floor = STOP_MINIMUM if minimum is None else minimum
+        return int((small < np.minimum(floor, big)).sum())
 
     def groups(self) -> NDArray[np.intp]:
         """Estimation stratum of every population pair: adjacent score strata collapsed (low
@@ -185,18 +185,16 @@ def decision_loss(scores: NDArray[np.float64], design: Design, objective: str = 
                   n_boot: int = 200, seed: int = 0) -> LossEstimate:
     """The objective expected to be lost by using τ̂ rather than the population's best τ.
 
-    For each stratified-bootstrap resample ``b`` of the labels (within estimation strata,
-    :meth:`Design.groups`), ``objective_b`` is the objective of the inverse-probability weighted
-    population that resample describes, ``τ*_b`` its best τ (over its own candidate τs and τ̂),
-    and the loss is ``mean_b objective_b(τ*_b) − objective_b(τ̂)``: the bootstrap estimate of
-    the decision's expected regret (the bootstrap of a statistic's error: Efron & Tibshirani
-    1993, ch. 6; the weights: Cochran 1977, ch. 5). τ̂'s interval is the 2.5th–97.5th
-    percentiles of the ``τ*_b`` (the same resamples as :func:`stratified_tau` for a seed).
+    For each stratified-bootstrap resample ``b`` of the labels (within :meth:`Design.groups`),
+    ``objective_b`` is the objective of the weighted population that resample describes,
+    ``τ*_b`` its best τ (over its own candidates and τ̂), and the loss is ``mean_b
+    objective_b(τ*_b) − objective_b(τ̂)``, the decision's expected regret (Efron & Tibshirani
+    1993 ch. 6; weights: Cochran 1977 ch. 5). τ̂'s interval: the 2.5th–97.5th percentiles of
+    the ``τ*_b`` (the resamples of :func:`stratified_tau` for the same seed).
 
     Args:
         scores: the population's scores in [0, 1] (NaN = unscored), shape (N,).
-        design: the labelled sample (over the strata of ``scores``).
-        objective: a :data:`metrics.OBJECTIVES` name (``f1`` by default).
+        design: the labelled sample; objective: a :data:`metrics.OBJECTIVES` name.
         n_boot: resamples (0 = loss NaN, interval ``τ̂`` twice); seed: their seed.
 
     Returns:
@@ -244,17 +242,16 @@ def loss_shares(scores: NDArray[np.float64], design: Design,
 
 def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
              window: tuple[float, float] | None = None,
-             shares: NDArray[np.float64] | None = None) -> NDArray[np.intp]:
-    """How many of the next ``k`` labels each stratum gets: first up to ``MIN_PER_STRATUM`` per
-    stratum, then one at a time to the stratum furthest below its share of the new total
-    ``n + k``, never more than its unlabelled pairs.
+             shares: NDArray[np.float64] | None = None,
+             minimum: int | None = None) -> NDArray[np.intp]:
+    """How many of the next ``k`` labels each stratum gets: first up to ``minimum`` (default
+    ``MIN_PER_STRATUM``) per stratum, then one at a time to the stratum furthest below its share
+    of the new total ``n + k``, never more than its unlabelled pairs.
 
     Args:
-        design: the labelled sample.
-        k: labels to allocate (>= 0).
-        scores: the population's scores (needed for ``window`` only).
-        window: a score range ``(low, high)``: the strata it meets get ``FOCUS`` times their
-            share (None = no window).
+        design: the labelled sample; k: labels to allocate (>= 0).
+        scores, window: the population's scores and a score range ``(low, high)``: the strata
+            it meets get ``FOCUS`` times their share (None = no window).
         shares: each stratum's share, >= 0, shape (H,) (default, or when all 0: Neyman's,
             :func:`neyman_shares`; :func:`suggest` passes :func:`loss_shares`).
 
@@ -264,6 +261,7 @@ def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
     big, small, _ = design.sizes()
     free = big - small
     add = np.zeros_like(big)
+    floor = MIN_PER_STRATUM if minimum is None else minimum
     share = (neyman_shares(design) if shares is None or not np.asarray(shares).sum() > 0
              else np.asarray(shares, dtype=np.float64).copy())
     if window is not None and scores is not None:
@@ -276,7 +274,7 @@ def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
     for _ in range(min(k, int(free.sum()))):
         have = small + add
         room = add < free
-        under = room & (have < np.minimum(MIN_PER_STRATUM, big))
+        under = room & (have < np.minimum(floor, big))
         pick = under if under.any() else room
         gap = np.where(pick, target - have, -np.inf)
         add[int(np.argmax(gap))] += 1
@@ -285,14 +283,17 @@ def allocate(design: Design, k: int, scores: NDArray[np.float64] | None = None,
 
 def suggest(design: Design, k: int, seed: int = 0, scores: NDArray[np.float64] | None = None,
             window: tuple[float, float] | None = None, objective: str = "f1",
-            n_boot: int = 200, estimate: LossEstimate | None = None) -> list[int]:
+            n_boot: int = 200, estimate: LossEstimate | None = None,
+            target_loss: float | None = None) -> list[int]:
     """Population indices of ``k`` (>= 0) unlabelled pairs to label next: :func:`allocate`'s
     counts per stratum, drawn at random within each stratum (:func:`draw`, seeded by ``seed``
     like the bootstrap). With the population's ``scores`` (in [0, 1], NaN = unscored) the
     counts follow the decision's loss: :func:`loss_shares` of ``estimate``, or of
     :func:`decision_loss` ``(scores, design, objective, n_boot)`` when it is None. Without
-    ``scores``, or while τ is undefined (labels of one class), Neyman's shares. ``window``: see
-    :func:`allocate`. ``k = 1`` after every label is ``simjudge review``'s sequential design."""
+    ``scores``, or while τ is undefined (labels of one class), Neyman's shares. Once the loss
+    is at most ``target_loss`` (the stopping rule's), the strata below ``STOP_MINIMUM`` are
+    topped up first, so the rule can hold. ``window``: see :func:`allocate`. ``k = 1`` after
+    every label is ``simjudge review``'s sequential design."""
     boot_seed, draw_seed = np.random.SeedSequence(seed).spawn(2)
     shares = None
     if scores is not None:
@@ -304,7 +305,10 @@ def suggest(design: Design, k: int, seed: int = 0, scores: NDArray[np.float64] |
                 estimate = None
         if estimate is not None and estimate.taus:
             shares = loss_shares(scores, design, estimate)
-    return draw(design, allocate(design, k, scores, window, shares), draw_seed)
+    confirm = (estimate is not None and target_loss is not None
+               and bool(estimate.loss <= target_loss))
+    counts = allocate(design, k, scores, window, shares, STOP_MINIMUM if confirm else None)
+    return draw(design, counts, draw_seed)
 
 
 def draw(design: Design, counts: NDArray[np.intp],

@@ -160,8 +160,8 @@ class Population:
             estimate: its :meth:`loss` (the stopping rule's loss, τ̂ and its interval).
             pool: the pool; pool_scores: the judge's :class:`JudgeScores` of its pairs.
             target_loss: the stopping rule's loss, in (0, 1] objective units; the target
-                counts as reached only once every stratum also holds ``MIN_PER_STRATUM``
-                labels (or all its pairs).
+                counts as reached only once every stratum also holds ``STOP_MINIMUM``
+                labels (or all its pairs; :mod:`judge.calibration.stratified`).
         """
         big, small, pos = self.design.sizes()
         rows = []
@@ -224,7 +224,8 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
 
     Each judge's strata shares follow its decision's loss
     (:func:`judge.calibration.stratified.loss_shares`); several judges share one design, so
-    their normalised shares are averaged (a compromise allocation, Cochran 1977 §5A.3). The
+    their normalised shares are averaged (a compromise allocation, Cochran 1977 §5A.3). Once
+    every judge's loss is within the target, the strata below the rule's minimum come first. The
     pairs are drawn at random within strata (:func:`judge.calibration.stratified.draw`) and
     come in a random order (``numpy.random.default_rng([seed, 1]).permutation``), which says
     nothing of the judge's scores.
@@ -235,7 +236,7 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
         reports: judge id → its calibration report (``stratified``).
         seed: the draw's seed.
     """
-    from judge.calibration.stratified import allocate, draw, loss_shares
+    from judge.calibration.stratified import STOP_MINIMUM, allocate, draw, loss_shares
 
     strat = {j: r["stratified"] for j, r in reports.items() if r.get("stratified")}
     if shared is None or not strat:
@@ -246,7 +247,10 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
              if est.taus]
     parts = [x / x.sum() for x in parts if x.sum() > 0]
     design = shared.design()
-    counts = allocate(design, active.suggest, shares=np.mean(parts, axis=0) if parts else None)
+    confirm = all(s["loss"] is not None and s["loss"] <= active.target_loss
+                  for s in strat.values())
+    counts = allocate(design, active.suggest, shares=np.mean(parts, axis=0) if parts else None,
+                      minimum=STOP_MINIMUM if confirm else None)
     picks = draw(design, counts, seed)
     # draw() lists the picks by stratum, i.e. by the judge's score: the page a blind reviewer
     # labels would leak the judge through its order, so the rows go out in a random order

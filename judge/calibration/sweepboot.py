@@ -73,7 +73,7 @@ class LossEstimate:
             objective_b(τ̂)`` over the resamples, in the objective's units (>= 0; NaN without
             a resample).
         n_labels: labelled pairs in the estimate.
-        minimums_met: every stratum holds ``MIN_PER_STRATUM`` labels (or all its pairs).
+        minimums_met: every stratum holds ``STOP_MINIMUM`` labels (or all its pairs).
         objective: the :data:`metrics.OBJECTIVES` name; objective_at_tau: its weighted value at
             τ̂ (the population estimate).
         resamples: resamples in the loss; skipped: those without a τ*_b (one class or one

@@ -7,6 +7,7 @@ again, then the rule stopping)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -134,8 +135,11 @@ def test_decision_loss_by_hand() -> None:
     assert set(np.round(est.regrets, 6)) == {0.0, round(7 / 44, 6), round(1 / 3, 6)}
     # τ* = 0.35 in 7/27 = 26 % of resamples: the interval spans both cuts
     assert (est.low, est.high) == pytest.approx((0.35, 0.65))
-    assert est.minimums_met  # 3 labels in each stratum
-    assert est.stop(0.06) and not est.stop(0.035)
+    # 3 labels in each stratum of 30: below the rule's minimum (STOP_MINIMUM), so no stop yet;
+    # were the minimums met, it would stop for a target of 0.06 and not of 0.035
+    assert not est.minimums_met and not est.stop(1.0)
+    met = dataclasses.replace(est, minimums_met=True)
+    assert met.stop(0.06) and not met.stop(0.035)
     # the same resamples as stratified_tau's interval for a seed
     tau_est = stratified_tau(scores, d, "f1", 4000, 1)
     assert (tau_est.low, tau_est.high) == (est.low, est.high)
@@ -155,21 +159,28 @@ def test_loss_is_zero_when_every_resample_agrees_with_tau() -> None:
 
 
 def test_stop_waits_for_every_stratum_minimum() -> None:
-    # strata of 10, 2 and 10 pairs; labelled 3, 2 (all of it: its minimum is min(3, N_h) = 2)
-    # and 2: the third stratum is short. Labels separable (negatives <= 0.5 < positives), so
-    # the loss is 0 and only the minimum holds the rule back
+    # strata of 10, 2 and 10 pairs; labelled m = STOP_MINIMUM, 2 (all of it: its minimum is
+    # min(m, N_h) = 2) and m − 1: the third is short. Labels separable (negatives <= 0.5 <
+    # positives), so the loss is 0 and only the minimum holds the rule back
+    m = st.STOP_MINIMUM
+    assert st.MIN_PER_STRATUM == 3 and 3 < m < 10
     strata = np.repeat([0, 1, 2], [10, 2, 10])
     scores = np.concatenate([np.linspace(0.1, 0.12, 10), [0.5, 0.6], np.linspace(0.9, 0.95, 10)])
-    lab = np.array([0, 1, 2, 10, 11, 12, 13])
-    pos = np.array([False, False, False, False, True, True, True])
-    est = decision_loss(scores, Design(strata, lab, pos), "f1", 100, 0)
+    lab = np.concatenate([np.arange(m), [10, 11], 12 + np.arange(m - 1)])
+    pos = np.array([False] * (m + 1) + [True] * m)
+    d = Design(strata, lab, pos)
+    est = decision_loss(scores, d, "f1", 100, 0)
     assert est.loss == 0.0 and not est.minimums_met and not est.stop(1.0)
-    assert Design(strata, lab, pos).strata_below_minimum() == 1
-    lab3, pos3 = np.append(lab, 14), np.append(pos, True)
-    est = decision_loss(scores, Design(strata, lab3, pos3), "f1", 100, 0)
+    assert d.strata_below_minimum() == 1 and d.strata_below_minimum(3) == 0
+    # the loss is within the target, so suggest tops the short stratum up first (without the
+    # target it may go anywhere: every pair is as good for a loss of 0)
+    top = suggest(d, 1, 0, scores, target_loss=0.01, estimate=est)
+    assert len(top) == 1 and 12 + m - 1 <= top[0] < 22
+    d_met = Design(strata, np.append(lab, top), np.append(pos, True))
+    est = decision_loss(scores, d_met, "f1", 100, 0)
     assert est.minimums_met and est.stop(0.0)
     # no resample: the loss is undefined and the rule never stops
-    est = decision_loss(scores, Design(strata, lab3, pos3), "f1", 0, 0)
+    est = decision_loss(scores, d_met, "f1", 0, 0)
     assert est.loss != est.loss and not est.stop(1.0) and est.low == est.high == est.tau
 
 
@@ -318,10 +329,11 @@ def test_suggest_round_trip(tmp_path: Path, am2ico_pool: tuple[Path, Path, dict]
 def test_target_reached_writes_no_suggestions(tmp_path: Path,
                                               am2ico_pool: tuple[Path, Path, dict]) -> None:  # type: ignore[type-arg]
     _, pool, truth = am2ico_pool
-    # every second pool pair labelled: each of the 16 strata (~16 pairs) holds its minimum
-    labels = _write_jsonl(tmp_path / "half.jsonl", [
+    # three of every four pool pairs labelled: each of the 16 strata (~16 pairs) holds the
+    # rule's minimum (STOP_MINIMUM = 8, or all its pairs)
+    labels = _write_jsonl(tmp_path / "most.jsonl", [
         {"pred": p, "truth": t, "label": y} for p, t, y in
-        ((p, t, y) for k, ((p, t), y) in enumerate(truth.items()) if k % 2 == 0)])
+        ((p, t, y) for k, ((p, t), y) in enumerate(truth.items()) if k % 4 != 3)])
     code, text = _calibrate(labels, "--judge", "local", "--pool", pool, "--suggest", 5,
                             "--target-loss", 0.02, "--bootstrap", 200, "--out", tmp_path / "c")
     assert code == 0, text
@@ -334,7 +346,7 @@ def test_target_reached_writes_no_suggestions(tmp_path: Path,
     strat = r["stratified"]
     assert strat["target_reached"] is True and strat["strata_below_minimum"] == 0
     assert strat["target_loss"] == 0.02 and strat["loss_resamples"] + strat["loss_skipped"] == 200
-    # half of a weak judge's set labelled: the loss is small (F1 is flat near its best τ) though
+    # most of a weak judge's set labelled: the loss is small (F1 is flat near its best τ) though
     # τ's interval stays wide — the case the width rule never stopped on
     assert 0.0 <= strat["loss"] <= 0.02
     assert strat["tau_ci95_width"] > 0.02
