@@ -1,21 +1,22 @@
 """``simjudge calibrate LABELS --pool UNLABELLED [--suggest N]``: τ of the whole population
 (labelled pairs + unlabelled pool) from a stratified sample of labels, and the pairs to label next.
 
-The statistics are :mod:`judge.calibration.stratified`'s. This module reads the pool, builds the
-population of one judge's scores, and writes the suggestions: ``suggestions.jsonl`` (a
-``--task selection`` input, one 1×1 item per pair: ``id``, ``pred``, ``truth``, and the
-``score``, ``stratum`` and pool ``source`` line) and ``suggestions/``, a run directory of those
-items judged by the same judge (cache hits) at τ̂, which ``simjudge audit`` opens for labelling
-(``--blind`` hides the judge's scores). The labels the page exports are merged into the labels
-file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round.
+The statistics are :mod:`judge.calibration.stratified`'s, the pool :mod:`judge.calibration.pool`'s.
+This module builds the population of each judge's scores and writes the suggestions:
+``suggestions.jsonl`` (a ``--task selection`` input, one 1×1 item per pair: ``id``, ``pred``,
+``truth``, and the ``score``, ``stratum`` and pool ``source`` line) and ``suggestions/``, a run
+directory of those items judged by the same judge (cache hits) at τ̂, which ``simjudge audit``
+opens for labelling (``--blind`` hides the judge's scores). The labels the page exports are merged
+into the labels file (``simjudge labels merge LABELS EXPORT -o NEW``) for the next round.
 
 The stopping rule is on what the user loses (:func:`judge.calibration.stratified.decision_loss`):
 no suggestions once, for every judge, the bootstrap estimate of the objective lost by using τ̂
 instead of the best τ (``mean_b objective_b(τ*_b) − objective_b(τ̂)`` on the weighted population)
-is at most ``--target-loss`` (default 0.01, in the objective's units) and every stratum holds its
-minimum of labels. τ̂'s 95 % interval is reported, not used to stop: near its best the objective
-is flat, so the interval can stay wide while nothing is lost. The pairs suggested are allocated
-to the strata whose pairs can move that loss (:func:`judge.calibration.stratified.loss_shares`).
+is at most ``--target-loss`` (default 0.01, in the objective's units) and every stratum holds
+``STOP_MINIMUM`` labels (or all its pairs). τ̂'s 95 % interval is reported, not used to stop: near
+its best the objective is flat, so the interval can stay wide while nothing is lost. The pairs
+suggested are allocated to the strata whose pairs can move that loss
+(:func:`judge.calibration.stratified.loss_shares`).
 """
 
 from __future__ import annotations
