@@ -450,7 +450,8 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
         est = decision_loss(scores, design, job.objective, job.n_boot, job.seed)
     except ValueError as exc:
         return {**base, "why": str(exc)}
-    loss = None if math.isnan(est.loss) else float(est.loss)
+    # a mean of differences that are >= 0 by construction: a negative is rounding (-1e-16)
+    loss = None if math.isnan(est.loss) else max(0.0, float(est.loss))
     return {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
             "loss": loss, "minimums_met": bool(est.minimums_met),
             "stop": bool(loss is not None and est.stop(job.target_loss))}
