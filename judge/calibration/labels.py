@@ -155,7 +155,8 @@ def _label_records(path: Path) -> tuple[list[Record], str, float | None]:
     (one row per pair, ``LINE`` = the row's number there), their content sha256 (the file's
     bytes change as SQLite reorganises it; the labels do not), and the grade from which a
     graded database's labels count as a match."""
-    from judge.calibration.labelsdb import LabelsDB, content_sha256, is_labels_db
+    from judge.calibration.labelevents import content_sha256
+    from judge.calibration.labelsdb import LabelsDB, is_labels_db
 
     if not is_labels_db(path):
         return io.read_records(path), io.file_sha256(path), None

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from judge import io
-from judge.calibration.labelsdb import LabelsDB, effective, is_labels_db
+from judge.calibration.labelevents import effective
+from judge.calibration.labelsdb import LabelsDB, is_labels_db
 from judge.errors import InputError
 from metrics import krippendorff_alpha
 
