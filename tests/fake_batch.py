@@ -20,10 +20,12 @@ more prompt tokens than the model's ``queue_tokens`` limit allows beside the bat
 * ``failed`` — no output at all, ``errors`` says why (a malformed input file, say);
 * ``cancelled`` — as if cancelled by the user: no output.
 
-``POST /v1/batches/{id}/cancel`` makes a running batch ``cancelling``; its next retrieve ends
-it ``cancelled`` with its first ``answer_before_cancel`` lines answered. The batch, file and
-line objects follow the API reference's shapes so the real ``openai`` SDK parses them. Prompt
-tokens are counted as the chat fake's usage does (JSON length of the messages / 4).
+With ``retrieve_status`` set, retrieves answer that HTTP status (the batch runs on: a client
+that loses track of it). ``POST /v1/batches/{id}/cancel`` makes a running batch
+``cancelling``; its next retrieve ends it ``cancelled`` with its first ``answer_before_cancel``
+lines answered. The batch, file and line objects follow the API reference's shapes so the real
+``openai`` SDK parses them. Prompt tokens are counted as the chat fake's usage does (JSON
+length of the messages / 4).
 """
 
 from __future__ import annotations
@@ -122,6 +124,7 @@ class FakeBatchServer(FakeOpenAIServer):
     queue_tokens: dict[str, int] = field(default_factory=dict)
     file_dir: Path | None = None
     log_lines: bool = True
+    retrieve_status: int = 0
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     retrieves: dict[str, int] = field(default_factory=dict)
     cancels: list[str] = field(default_factory=list)
@@ -250,15 +253,17 @@ class FakeBatchServer(FakeOpenAIServer):
         batch["status"] = "in_progress"
 
     async def _retrieve(self, bid: str) -> Reply:
+        if self.retrieve_status:  # the provider cannot be asked (the batch runs on)
+            return self.retrieve_status, {"error": {"message": "retrieve refused",
+                                                    "type": "invalid_request_error"}}, {}
         batch = self.batches[bid]
         self.retrieves[bid] += 1
         if batch["status"] == "validating":
             self._validate(batch)
         elif batch["status"] == "cancelling":
             await self._finish(batch, "cancelled")
-        elif batch["status"] == "in_progress":
-            if self.retrieves[bid] > self.polls_until_done:
-                await self._finish(batch, self.outcome)
+        elif batch["status"] == "in_progress" and self.retrieves[bid] > self.polls_until_done:
+            await self._finish(batch, self.outcome)
         return 200, batch, {}
 
     async def _finish(self, batch: dict[str, Any], outcome: str) -> None:

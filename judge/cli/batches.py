@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from judge.cli.common import err, fail, fail_storage, out, say
+from judge.cli.common import err, fail, fail_storage, say
 
 batches_app = typer.Typer(help="List, cancel or clean the Batch API batches of a cache.",
                           no_args_is_help=True)
@@ -50,12 +50,11 @@ def _dir(cache_dir: Path | None) -> Path:
 @batches_app.command("list")
 def list_command(cache_dir: CacheDir = None, local: Annotated[bool, typer.Option(
         help="Show the recorded states only; ask the provider nothing.")] = False) -> None:
-    """List the batches recorded in the cache, oldest first: id, judge, status (asked of the
-    provider unless --local), requests done of total, whether the answers are in the cache,
-    creation time (UTC) and files (input, output, error). Earlier batches of the same content
-    (resubmitted after they ended without answering) are marked "earlier"."""
-    from rich.table import Table
-
+    """List the batches recorded in the cache, oldest first, one line each: id, status (asked
+    of the provider unless --local), requests done of total, whether the answers are in the
+    cache, judge, creation time (UTC) and files (input, output, error), then the server's
+    errors. Earlier batches of the same content (resubmitted after they ended without
+    answering) are marked "(earlier)"."""
     from judge import aio
     from judge.judges.llm.batchadmin import list_batches
 
@@ -64,18 +63,16 @@ def list_command(cache_dir: CacheDir = None, local: Annotated[bool, typer.Option
     if not rows:
         say(f"no batches recorded in {directory}")
         return
-    t = Table("batch", "judge", "status", "requests", "in cache", "created", "files")
-    for r in rows:
+    for r in rows:  # one line each, whole (no truncation: ids are copied from here)
         done = f"{r['done']}/{r['requests']}" if r["done"] is not None else str(r["requests"])
         files = ", ".join(f for f in (r["input_file_id"], r["output_file_id"],
                                       r["error_file_id"]) if f)
         status = (r["status"] or "not submitted") + ("" if r["current"] else " (earlier)")
-        t.add_row(r["batch_id"] or "-", r["judge"], status, done,
-                  "yes" if r["collected"] else "no", r["created_at"], files or "-")
-    out.print(t)
-    for r in rows:
+        say(f"{r['batch_id'] or '-'}  {status}  {done} requests  in cache: "
+            f"{'yes' if r['collected'] else 'no'}  {r['judge']}  {r['created_at']}  "
+            f"files: {files or '-'}")
         for e in r.get("errors") or []:
-            say(f"{r['batch_id']}: {e}")
+            say(f"  {e}")
         if r.get("error"):
             err.print(f"simjudge: could not check {r['batch_id']}: {r['error']}",
                       highlight=False, markup=False)

@@ -21,6 +21,9 @@ from typing import Any
 
 from judge.judges.failures import TransportError
 
+PAGE_CACHE_KB = 32 * 1024
+"""SQLite page cache of the scratch database, in KiB (bounds its share of the client's RSS)."""
+
 
 class ConflictingAnswer(TransportError):
     """A ``custom_id`` that appears more than once in a batch's result files with different
@@ -78,10 +81,13 @@ class BatchAnswers(MutableMapping[str, Any]):
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=OFF")
         self._db.execute("PRAGMA synchronous=OFF")
+        # random keys into B-trees of ~100 MB at 1M requests: with SQLite's default 2 MB page
+        # cache every insert spilled pages (≈140 MB/s of writes measured); 32 MB is the bound
+        self._db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KB}")
         self._db.executescript(
-            "CREATE TABLE answers (key TEXT PRIMARY KEY, kind TEXT, data TEXT);"
-            "CREATE TABLE seen (key TEXT PRIMARY KEY);"
-            "CREATE TABLE covered (key TEXT PRIMARY KEY, digest TEXT);")
+            "CREATE TABLE answers (key TEXT PRIMARY KEY, kind TEXT, data TEXT) WITHOUT ROWID;"
+            "CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;"
+            "CREATE TABLE covered (key TEXT PRIMARY KEY, digest TEXT) WITHOUT ROWID;")
         self._finalizer = weakref.finalize(self, _cleanup, self._db, self.path)
 
     # ---------------------------------------------------------------- the mapping

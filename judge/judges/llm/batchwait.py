@@ -154,6 +154,8 @@ class Waiter:
                 continue
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, POLL_MAX_S)
+        if self.open:  # stale batches only: one more look (a cancelled one may have ended)
+            await self._poll_all()
         for j in self.open:  # stale batches still running: left for a later run
             j.outcome = "still running"
             self.say(f"{j.judge.id}: batch {j.state.batch_id} ({j.state.requests} requests) is "
