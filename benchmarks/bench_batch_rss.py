@@ -41,7 +41,7 @@ def main() -> None:
         assert fake.stdout is not None
         url = fake.stdout.readline().strip()
         env = {**os.environ, "SIMJUDGE_BATCH_POLL_S": "0.5", "PYTHONPATH": str(REPO)}
-        print("| requests | batches | uploaded | peak client RSS | wall time |")
+        print("| requests | batches | result files (in + out) | peak client RSS | wall time |")
         print("|---:|---:|---:|---:|---:|")
         for n in a.sizes:
             cache = work / f"cache-{n}"
@@ -54,7 +54,7 @@ def main() -> None:
             assert row["answered"] == n == s["answered"], row
             uploaded = sum(p.stat().st_size for p in files.iterdir()) - before
             print(f"| {n:,} | {len(s['batches'])} | {uploaded / 1e6:,.0f} MB "
-                  f"(in + out) | {row['maxrss_kb'] / 1024:,.0f} MB | {row['wall_s']:,.0f} s |",
+                  f"| {row['maxrss_kb'] / 1024:,.0f} MB | {row['wall_s']:,.0f} s |",
                   flush=True)
             shutil.rmtree(cache)
             for p in files.iterdir():
