@@ -74,4 +74,3 @@ def test_60k_requests_split_within_limits_at_bounded_rss(tmp_path: Path,
     # page caches filling (measured: 143 MB at 20k, 153 MB at 40k, 161 MB at 60k)
     growth_kb = big["maxrss_kb"] - small["maxrss_kb"]
     assert growth_kb * 1024 < 48e6, (small["maxrss_kb"], big["maxrss_kb"])
-    assert big["maxrss_kb"] * 1024 < total  # no buffer held the input, let alone the run
