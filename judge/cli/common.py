@@ -63,7 +63,8 @@ def warnings_to_stderr() -> Iterator[None]:
 @contextmanager
 def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], None]]]:
     """A transient progress bar on stderr; yields a factory ``(total, live JudgeStats or None,
-    phase label = label) -> advance(n)``: one row per phase (judging — in pairs, embedding
+    phase label = label) -> advance(n)``: one row per phase (the Batch API's wait — in
+    requests, its live text from ``stats.live_text()`` —, judging — in pairs, embedding
     included —, matching, writing), with elapsed time, ETA and, while judging, calls, cache
     hits, tokens and USD as they accrue. The bar appears only once the factory is called (when
     judging starts), so an error raised before — bad input — prints its one line and nothing
@@ -90,7 +91,8 @@ def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], N
         task = bar.add_task(phase or label, total=total or None, live="")
 
         def advance(n: int) -> None:
-            live = "" if stats is None else (
+            live = "" if stats is None else stats.live_text() if hasattr(
+                stats, "live_text") else (  # the Batch API's wait: batches, cost, ETA
                 f"calls {stats.judge_calls}  cache {stats.cache_hits}  tokens "
                 f"{stats.tokens_in + stats.tokens_out}  ${stats.cost_usd:.4f}")
             bar.update(task, advance=n, live=live)

@@ -7,7 +7,7 @@ too (structural typing).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -72,8 +72,10 @@ class JudgeContext:
         reserved_usd: estimated USD of the calls in flight (kept by the judges).
         batch: answers fetched through a provider's Batch API for this run (``--batch-api``,
             :mod:`judge.judges.llm.batchapi`), by cache key: a ``CallResult``, or the
-            ``TransportError`` of a batch request that failed; an LLM judge uses them instead
-            of calling.
+            ``TransportError`` of a batch request that failed (its ``outcome`` attribute, if
+            any, names the verdict's outcome); an LLM judge uses them instead of calling. A
+            ``--batch-api`` run keeps them on disk
+            (:class:`judge.judges.llm.batchanswers.BatchAnswers`).
         verdict_log: where the matching tasks log their verdict rows
             (:class:`judge.record.verdictlog.VerdictLog`; ``simjudge eval`` gives a spool file so
             a large run's verdicts are not held in memory); None = a new in-memory log.
@@ -88,7 +90,7 @@ class JudgeContext:
     panel: PanelState = field(default_factory=PanelState)
     max_usd: float | None = None
     reserved_usd: float = 0.0
-    batch: dict[str, Any] = field(default_factory=dict)
+    batch: MutableMapping[str, Any] = field(default_factory=dict)
     verdict_log: VerdictLog | None = None
 
     def advance(self, n: int = 1) -> None:

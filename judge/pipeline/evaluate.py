@@ -18,6 +18,7 @@ from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.items import Item
 from judge.judges.base import Judge, JudgeContext
+from judge.judges.llm.batchstate import BatchLimits
 from judge.judges.llm.endpoints import endpoint_summary
 from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis
 from judge.record.config import SCHEMA_VERSION
@@ -40,7 +41,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                     seed: int = 0, swap: float = 0.0,
-                    max_usd: float | None = None, batch_api: bool = False,
+                    max_usd: float | None = None, batch_api: bool | BatchLimits = False,
                     run_dir: Path | None = None) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
@@ -55,14 +56,18 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                        verdict_log=VerdictLog.spool(spool_dir, run_dir))  # streamed to disk
     batches = None
     if batch_api:  # the openai: judges' answers first, through the Batch API
-        from judge.judges.llm.batchapi import batch_judges, fetch_batches
+        from judge.judges.llm.batchapi import batch_judges, fetch_batches, release
 
         chosen = batch_judges(judge, cache.mode)
         groups = [(c, p) for c, p in task.judge_requests(items, params) if p]
-        batches = aio.run(fetch_batches(chosen, groups, ctx))
+        limits = batch_api if isinstance(batch_api, BatchLimits) else None
+        batches = aio.run(fetch_batches(chosen, groups, ctx, limits=limits,
+                                        progress_factory=progress_factory))
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
+    if batches is not None:
+        release(ctx)  # the fetched answers' scratch file
     probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
     matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
@@ -164,7 +169,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                    seed: int = 0, swap: float = 0.0,
                    tau_samples: Sequence[float] | None = None,
-                   max_usd: float | None = None, batch_api: bool = False,
+                   max_usd: float | None = None, batch_api: bool | BatchLimits = False,
                    run_dir: Path | None = None) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
@@ -191,8 +196,10 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             exceed it (:class:`judge.judges.base.JudgeContext`), their remaining pairs "not
             attempted"; None = no budget.
         batch_api: send the ``openai:`` judges' calls through the provider's Batch API first
-            (``--batch-api``, :mod:`judge.judges.llm.batchapi`; resumable, half price);
-            ``summary.batch_api`` says per judge what the batch did.
+            (``--batch-api``, :mod:`judge.judges.llm.batchapi`; resumable, half price); a
+            :class:`~judge.judges.llm.batchstate.BatchLimits` sets how requests are split
+            into batches and paced (True: OpenAI's limits); ``summary.batch_api`` says per
+            judge what its batches did.
         run_dir: the run directory to be written, if known: the verdicts stream to a spool
             file in its parent (else the temporary directory; a failed write is that run's).
 

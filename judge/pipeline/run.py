@@ -244,7 +244,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
                     options=options)
     if config.dry_run:  # estimate, call nothing, write nothing
         return dry_run(task, judge, items, params, JudgeCache(config.cache_dir, "read-only"),
-                       batch_api=config.batch_api), None
+                       batch_api=bool(config.batch_api)), None
     extra, copy = provenance(config, task, options, calibration)
     if config.out_dir is not None:
         prepare_out_dir(Path(config.out_dir), config.overwrite)  # before any judge call

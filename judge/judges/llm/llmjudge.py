@@ -388,8 +388,9 @@ class LLMJudge(Judge, abc.ABC):
         fetched = ctx.batch.pop(req.key, None)
         if fetched is not None:  # answered through the Batch API (judge.judges.llm.batchapi)
             ctx.stats.judge_calls += 1
-            if isinstance(fetched, TransportError):
-                return [self._verdict(req, t, "transport_error", rationale=fetched.message,
+            if isinstance(fetched, TransportError):  # or parse_error: conflicting copies
+                outcome: Outcome = getattr(fetched, "outcome", "transport_error")
+                return [self._verdict(req, t, outcome, rationale=fetched.message,
                                       raw=fetched.raw) for t in req.items]
             # cached already, the moment the batch was downloaded (batchapi: judge.store)
             return self._answered(req, fetched, ctx, 0.0, BATCH_PRICE_FACTOR, cache=False)
