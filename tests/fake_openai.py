@@ -138,6 +138,12 @@ class FakeServerConfig:
             load balancer).
         redirect: answer ``/v1/...`` with HTTP 307 to ``/v1/moved/...``, which is served as
             usual (a moved endpoint).
+        completion_tokens: when set, the completion tokens of each choice of a chat answer
+            as reported in ``usage`` (None: 20), the pairwise answer's rationale padded to 4
+            characters a token ("long answers"), and a request's ``max_tokens`` (or
+            ``max_completion_tokens``) honoured as a real server does: a longer answer is cut
+            at 4 characters a token of the limit, ``finish_reason`` ``length``, and ``usage``
+            reports the limit.
 
     Every request's path and headers (lower-cased names) are kept in
     ``FakeOpenAIServer.headers_log``, in arrival order.
@@ -165,6 +171,7 @@ class FakeServerConfig:
     no_logprobs: bool = False
     set_cookie: str = ""
     redirect: bool = False
+    completion_tokens: int | None = None
 
 
 @dataclass
@@ -364,18 +371,28 @@ class FakeOpenAIServer:
             message = {"role": "assistant", "content": json.dumps({"scores": scores})}
         else:
             t = truths[0] if truths else ""
+            rationale = f"fake judge: {pred[:1]}/{t[:1]}"
+            if self.config.completion_tokens:  # a long answer: ~4 characters a token
+                rationale += " because" * max(0, (self.config.completion_tokens * 4 - 60) // 8)
             message = {"role": "assistant", "content": json.dumps(
-                {"score": self._planted(pred, t, body), "rationale":
-                 f"fake judge: {pred[:1]}/{t[:1]}"}, ensure_ascii=False)}
+                {"score": self._planted(pred, t, body), "rationale": rationale},
+                ensure_ascii=False)}
         n = int(body.get("n", 1) or 1)
         prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
+        per_choice, finish = self.config.completion_tokens or 20, "stop"
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        if self.config.completion_tokens and isinstance(limit, int) and per_choice > limit:
+            # cut at the limit, as servers do
+            per_choice, finish = limit, "length"
+            if isinstance(message.get("content"), str):
+                message = {**message, "content": message["content"][:4 * limit]}
         reply: dict[str, Any] = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": i, "message": message,
-                         "finish_reason": "stop"} for i in range(n)],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20 * n,
-                      "total_tokens": prompt_tokens + 20 * n},
+                         "finish_reason": finish} for i in range(n)],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": per_choice * n,
+                      "total_tokens": prompt_tokens + per_choice * n},
         }
         if dist is not None and body.get("logprobs") and not self.config.no_logprobs:
             for c in reply["choices"]:

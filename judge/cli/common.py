@@ -105,8 +105,16 @@ def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], N
 
 
 def report_stops(summary_or_stops: list[dict[str, Any]]) -> None:
-    """One stderr line per judge stopped early after repeated fatal errors."""
+    """One stderr line per judge stopped early: after repeated fatal errors, or by the budget
+    (``--max-usd``)."""
     for s in summary_or_stops:
+        if s.get("cause") == "budget":
+            err.print(f"simjudge: the budget stopped judge {s['judge']}: {s['reason']}; "
+                      f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
+                      "transport_error 'not attempted: budget: …', not cached: a rerun with a "
+                      "larger --max-usd finishes them, its cache hits are free)",
+                      highlight=False, markup=False, soft_wrap=True)
+            continue
         err.print(f"simjudge: judge {s['judge']} stopped early: {s['reason']}; "
                   f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
                   "transport_error, not cached: a rerun retries them)", highlight=False,

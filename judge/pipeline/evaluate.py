@@ -80,6 +80,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
+        **_budget_summary(ctx),
     }
     config: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -95,6 +96,15 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                                        "verdicts": judged.log,
                                        "extra": judged.extra_jsonl})
     return record, judged
+
+
+def _budget_summary(ctx: JudgeContext) -> dict[str, Any]:
+    """``{"budget": …}`` (:meth:`judge.judges.budget.Budget.summary`) of a run with
+    ``--max-usd``; {} without."""
+    if ctx.budget is None:
+        return {}
+    skipped = sum(s.not_attempted for s in ctx.early_stops.values() if s.cause == "budget")
+    return {"budget": ctx.budget.summary(skipped)}
 
 
 def check_probes(task: Task, judge: Judge | None, swap: float) -> None:
@@ -131,7 +141,7 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
         judged.extra_jsonl["repeat_probe.jsonl"] = rows
     if swap > 0:
         pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
-                            max_usd=ctx.max_usd,
+                            max_usd=ctx.max_usd, budget=ctx.budget,
                             early_stops=ctx.early_stops)
         if progress_factory is not None:
             n = len(sample_keys(list(forward_scores(judged.rows())), swap, seed))

@@ -182,9 +182,15 @@ class OpenAIJudge(LLMJudge):
 
     def request_body(self, messages: list[dict[str, str]], mode: str) -> dict[str, Any]:
         """The JSON body of ``POST /chat/completions`` for ``messages`` in output ``mode``
-        (model, decoding parameters, and ``response_format`` or ``guided_json``)."""
+        (model, decoding parameters, and ``response_format`` or ``guided_json``), plus the
+        completion limit of ``--max-usd`` when the judge sets none (:attr:`sent_limit`:
+        ``max_completion_tokens`` for the OpenAI API, whose reasoning models refuse
+        ``max_tokens``; ``max_tokens`` for other servers)."""
         body: dict[str, Any] = {"model": self.config.model, "messages": messages,
                                 **self.config.params}
+        if self.sent_limit is not None:
+            body["max_completion_tokens" if self.config.base_url is None else "max_tokens"] = (
+                self.sent_limit)
         fmt = self._response_format(mode)
         if fmt is not None:
             body["response_format"] = fmt
