@@ -100,6 +100,7 @@ class LoggedRequest:
     path: str
     body: dict[str, Any]
     response: str  # "ok", a fault name, or "rejected-format"
+    constraint: str = ""  # the structured-output field the server honoured ("" = none)
 
 
 @dataclass
@@ -111,8 +112,8 @@ class FakeServerConfig:
         fault_rate: share of responses replaced by a fault, spread evenly over ``faults``.
         faults: fault kinds to draw from.
         timeout_sleep_s: how long a "timeout" response stalls.
-        reject_formats: response_format types answered with HTTP 400 (``guided_json``: a
-            request carrying vLLM's ``guided_json`` field).
+        reject_formats: response_format types answered with HTTP 400 (``guided_json``,
+            ``structured_outputs``: a request carrying that vLLM field).
         seed: random seed of the fault draws.
         batch_drop_last: batch answers leave out their last gold item (a partial answer).
         echo_auth_status: when non-zero, every request is answered with this HTTP status and
@@ -144,6 +145,11 @@ class FakeServerConfig:
             ``max_completion_tokens``) honoured as a real server does: a longer answer is cut
             at 4 characters a token of the limit, ``finish_reason`` ``length``, and ``usage``
             reports the limit.
+        vllm_version: when set, the server is that vLLM: ``GET /version`` answers
+            ``{"version": …}`` (else HTTP 404), and its structured-output fields are honoured
+            as that version does — ``structured_outputs`` from 0.10.2, ``guided_json`` before
+            0.12.0, ``response_format`` always — the others ignored silently, as vLLM does.
+            Each logged request's ``constraint`` names the field honoured ("" = none).
 
     Every request's path and headers (lower-cased names) are kept in
     ``FakeOpenAIServer.headers_log``, in arrival order.
@@ -172,6 +178,7 @@ class FakeServerConfig:
     set_cookie: str = ""
     redirect: bool = False
     completion_tokens: int | None = None
+    vllm_version: str | None = None
 
 
 @dataclass
@@ -190,6 +197,7 @@ class FakeOpenAIServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread()
         self.headers_log: list[tuple[str, dict[str, str]]] = []
+        self.version_requests = 0
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -299,9 +307,24 @@ class FakeOpenAIServer:
                 return self._rng.choice(self.config.faults)
         return "ok"
 
-    def _record(self, path: str, body: dict[str, Any], response: str) -> None:
+    def _record(self, path: str, body: dict[str, Any], response: str,
+                constraint: str = "") -> None:
         with self._lock:
-            self.log.append(LoggedRequest(time.time(), path, body, response))
+            self.log.append(LoggedRequest(time.time(), path, body, response, constraint))
+
+    def _constraint(self, body: dict[str, Any]) -> str:
+        """The structured-output field this server honours in ``body`` ("" = none): as the
+        configured vLLM version does (``vllm_version``), else the first one present."""
+        fmt = (body.get("response_format") or {}).get("type") or ""
+        present = [f for f in ("structured_outputs", "guided_json") if f in body]
+        if fmt:
+            present.append(fmt)
+        if self.config.vllm_version is None:
+            return present[0] if present else ""
+        v = tuple(int(x) for x in self.config.vllm_version.split(".")[:3])
+        honoured = {"structured_outputs": v >= (0, 10, 2), "guided_json": v < (0, 12, 0),
+                    "json_schema": True, "json_object": True}
+        return next((f for f in present if honoured.get(f)), "")
 
     async def _route(self, method: str, path: str, body: dict[str, Any],
                      ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
@@ -315,16 +338,22 @@ class FakeOpenAIServer:
             return self.config.status_all, {"error": {
                 "message": self.config.status_message, "type": "invalid_request_error",
                 "code": "fake_error"}}, {}
+        if path.rstrip("/").endswith("/version"):  # vLLM's GET /version (not logged)
+            self.version_requests += 1
+            if self.config.vllm_version is None:
+                return 404, {"detail": "Not Found"}, {}
+            return 200, {"version": self.config.vllm_version}, {}
         if path.endswith("/embeddings"):
             return self._embeddings(path, body)
         if not path.endswith("/chat/completions"):
             self._record(path, body, "404")
             return 404, {"error": {"message": "unknown route"}}, {}
         fmt = (body.get("response_format") or {}).get("type")
-        if "guided_json" in body and "guided_json" in self.config.reject_formats:
-            self._record(path, body, "rejected-format")
-            return 400, {"error": {"message": "guided_json is not supported by this server",
-                                   "type": "invalid_request"}}, {}
+        for name in ("guided_json", "structured_outputs"):
+            if name in body and name in self.config.reject_formats:
+                self._record(path, body, "rejected-format")
+                return 400, {"error": {"message": f"{name} is not supported by this server",
+                                       "type": "invalid_request"}}, {}
         if fmt in self.config.reject_formats:
             self._record(path, body, "rejected-format")
             return 400, {"error": {"message": f"response_format type {fmt} is not supported "
@@ -336,7 +365,7 @@ class FakeOpenAIServer:
         shape = next((self.config.shapes[s] for s in (pred, *truths)
                       if s in self.config.shapes), None)
         kind = shape or self._draw()
-        self._record(path, body, kind)
+        self._record(path, body, kind, self._constraint(body))
         if self.config.latency_s:
             await asyncio.sleep(self.config.latency_s)
         if kind == "429":
