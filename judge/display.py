@@ -253,6 +253,9 @@ def _accounting(summary: Mapping[str, Any]) -> list[str]:
                      f"{num(budget.get('max_usd'), 4)} USD" + (
                          f"; stopped by it, {num(budget.get('pairs_not_attempted'))} pair(s) "
                          "not attempted" if budget.get("stopped") else ""))
+    if summary.get("late_answers"):
+        lines.append(f"{num(summary['late_answers'])} late answer(s): replies that arrived while "
+                     "their call was being cancelled at --timeout, kept (not sent again)")
     outcomes = summary.get("outcomes") or {}
     if any(v for k, v in outcomes.items() if k != "ok"):
         lines.append("outcomes " + _counts(outcomes))

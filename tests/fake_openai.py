@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import json
 import random
 import re
@@ -101,6 +102,13 @@ class LoggedRequest:
     body: dict[str, Any]
     response: str  # "ok", a fault name, or "rejected-format"
     constraint: str = ""  # the structured-output field the server honoured ("" = none)
+    client_left_at: float | None = None  # the client closed the connection before the answer
+    answered_at: float | None = None  # the answer was ready and the client still there
+
+
+_CONN: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("conn")
+"""Per connection (each is its own task): ``eof`` — when the client closed it, if it did —
+and ``entry``, the logged request being answered on it."""
 
 
 @dataclass
@@ -254,7 +262,24 @@ class FakeOpenAIServer:
 
     async def _connection(self, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
-        """HTTP/1.1 with keep-alive: one request after another until the client closes."""
+        """HTTP/1.1 with keep-alive: one request after another until the client closes.
+
+        A request whose client closed the connection before its answer was ready (a client
+        that gave up and cancelled) is marked ``client_left_at`` in the log and gets no
+        answer: a server that aborts on disconnect (vLLM, SGLang) generates and bills nothing
+        more for it. An answer delivered to a client still there is marked ``answered_at``."""
+        conn: dict[str, Any] = {"eof": None, "entry": None}
+        _CONN.set(conn)
+        feed_eof = reader.feed_eof
+
+        def eof_seen() -> None:  # called by the protocol when the client closes
+            conn["eof"] = time.time()
+            entry = conn["entry"]
+            if entry is not None and entry.answered_at is None:
+                entry.client_left_at = conn["eof"]
+            feed_eof()
+
+        reader.feed_eof = eof_seen  # type: ignore[method-assign]
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -276,7 +301,7 @@ class FakeOpenAIServer:
                                         await self._route(method, path, body))
                 if self.config.set_cookie:
                     extra["set-cookie"] = self.config.set_cookie
-                if code == 0:  # the "hangup" fault: close the connection without a reply
+                if code == 0 or conn["eof"]:  # the "hangup" fault, or the client is gone
                     break
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
                 ctype = extra.pop("content-type", "application/json")
@@ -308,9 +333,14 @@ class FakeOpenAIServer:
         return "ok"
 
     def _record(self, path: str, body: dict[str, Any], response: str,
-                constraint: str = "") -> None:
+                constraint: str = "") -> LoggedRequest:
+        entry = LoggedRequest(time.time(), path, body, response, constraint)
         with self._lock:
-            self.log.append(LoggedRequest(time.time(), path, body, response, constraint))
+            self.log.append(entry)
+        conn = _CONN.get(None)
+        if conn is not None:
+            conn["entry"] = entry
+        return entry
 
     def _constraint(self, body: dict[str, Any]) -> str:
         """The structured-output field this server honours in ``body`` ("" = none): as the
@@ -365,9 +395,13 @@ class FakeOpenAIServer:
         shape = next((self.config.shapes[s] for s in (pred, *truths)
                       if s in self.config.shapes), None)
         kind = shape or self._draw()
-        self._record(path, body, kind, self._constraint(body))
+        entry = self._record(path, body, kind, self._constraint(body))
         if self.config.latency_s:
             await asyncio.sleep(self.config.latency_s)
+        conn = _CONN.get(None)
+        if conn is not None and conn["eof"]:  # the client gave up meanwhile: no answer
+            return 0, b"", {}
+        entry.answered_at = time.time()
         if kind == "429":
             return 429, {"error": {"message": "rate limited"}}, {"retry-after-ms": "20",
                                                                   "retry-after": "0"}

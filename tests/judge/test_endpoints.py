@@ -6,6 +6,7 @@ system block first."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -287,3 +288,100 @@ def test_eval_refuses_an_ignored_field_and_records_server_versions(tmp_path: Pat
     rows = [json.loads(x) for x in (tmp_path / "run" / "verdicts.jsonl").read_text(
         encoding="utf-8").splitlines()]
     assert {r["output_mode"] for r in rows} == {"structured_outputs"}
+
+
+def test_a_request_moved_off_a_slow_replica_is_cancelled_first_and_paid_once(
+        tmp_path: Path) -> None:
+    # B answers after 3 s, --timeout is 0.5 s, --max-retries the default 2: each request B
+    # gets is cut at 0.5 s, its connection closed (B sees the client leave, so a vLLM would
+    # abort it), and only then sent to A; B is not asked again for it (the SDK would retry a
+    # timeout twice on B, each time starting another generation there)
+    with FakeOpenAIServer(FakeServerConfig(latency_s=0.02)) as a, \
+            FakeOpenAIServer(FakeServerConfig(latency_s=3.0)) as b:
+        judge = _judge(f"{a.base_url},{b.base_url}", concurrency=8, timeout_s=0.5,
+                       max_retries=2)
+        verdicts, ctx = _run(judge, PAIRS, tmp_path)
+        stats = judge.endpoint_pool.stats()
+        time.sleep(0.2)
+        slow, fast = list(b.log), list(a.log)
+    assert [v.score for v in verdicts] == [fake_score(p, t) for p, t in PAIRS]
+    sb, sa = stats[b.base_url], stats[a.base_url]
+    assert slow and sb["requests"] == len(slow) == sb["cancelled"] == sb["moved_away"]
+    assert sb["ok"] == 0 and sb["late_answers"] == 0 and sa["ok"] == len(fast) == 40
+    # one attempt per moved request on B (no retry of the timeout there)
+    assert len({json.dumps(r.body["messages"]) for r in slow}) == len(slow)
+    for r in slow:
+        # B saw the client leave at the 0.5 s deadline (its thread may notice a little
+        # later on a busy machine), long before its 3 s answer: nothing delivered
+        assert r.answered_at is None and r.client_left_at is not None
+        assert 0.4 < r.client_left_at - r.t < 2.5
+    # paid once per pair: 40 answers delivered in all
+    assert sum(r.answered_at is not None for r in fast + slow) == 40 == ctx.stats.judge_calls
+
+
+def test_the_slow_exchange_is_cancelled_before_the_request_moves_on(tmp_path: Path) -> None:
+    # the slow endpoint's exchange takes 0.3 s to wind down once cancelled (closing its
+    # connection): the request reaches the other endpoint only after that
+    import httpx2
+
+    from judge.judges.llm.openai_client import JudgeClient
+
+    events: list[tuple[str, float]] = []
+
+    async def handler(request: httpx2.Request) -> httpx2.Response:
+        if "slow" in str(request.url):
+            try:
+                await asyncio.sleep(5)
+            except asyncio.CancelledError:
+                await asyncio.sleep(0.3)
+                events.append(("slow cancelled", time.monotonic()))
+                raise
+        events.append(("sent to fast", time.monotonic()))
+        return httpx2.Response(200, json=_REPLY)
+
+    judge = _judge("http://slow.invalid/v1,http://fast.invalid/v1", timeout_s=0.2)
+    judge.endpoint_pool.endpoints[1].requests = 1  # the slow one is tried first
+    judge.endpoint_pool._make_client = lambda url: JudgeClient(  # type: ignore[method-assign]
+        api_key="k", base_url=url, max_retries=2, deadline_s=0.2,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    verdicts, _ = _run(judge, PAIRS[:1], tmp_path)
+    assert verdicts[0].outcome == "ok"
+    assert [e for e, _ in events] == ["slow cancelled", "sent to fast"]
+    assert events[1][1] >= events[0][1]
+    stats = judge.endpoint_pool.stats()
+    assert stats["http://slow.invalid/v1"]["cancelled"] == 1
+
+
+_REPLY = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+          "choices": [{"index": 0, "finish_reason": "stop", "message": {
+              "role": "assistant", "content": '{"score": 0.9, "rationale": "late"}'}}],
+          "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
+
+
+def test_an_answer_arriving_while_cancelled_is_kept_and_counted(tmp_path: Path) -> None:
+    # a transport whose answer lands exactly as the deadline cancels the exchange: the answer
+    # is used (not sent again elsewhere) and counted as a late answer
+    import httpx2
+
+    from judge.judges.llm.openai_client import JudgeClient
+
+    sent: list[str] = []
+
+    async def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(str(request.url))
+        # the reply was already in: the exchange ends with it despite the cancel
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(5)
+        return httpx2.Response(200, json=_REPLY)
+
+    judge = _judge("http://slow.invalid/v1,http://other.invalid/v1", timeout_s=0.2)
+    pool = judge.endpoint_pool
+    pool._make_client = lambda url: JudgeClient(  # type: ignore[method-assign]
+        api_key="k", base_url=url, max_retries=2, deadline_s=0.2,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    verdicts, _ = _run(judge, PAIRS[:1], tmp_path)
+    stats = pool.stats()
+    assert verdicts[0].outcome == "ok" and verdicts[0].rationale == "late"
+    assert len(sent) == 1  # answered by the first endpoint, never re-sent
+    assert sum(s["late_answers"] for s in stats.values()) == 1
+    assert sum(s["cancelled"] for s in stats.values()) == 0

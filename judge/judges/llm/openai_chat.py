@@ -126,7 +126,8 @@ class OpenAIJudge(LLMJudge):
         self._detecting: dict[str | None, Any] = {}  # endpoint -> its detection (this loop)
         urls = split_urls(config.base_url)
         self._pool = (EndpointPool(urls, lambda url: make_client(
-            api_key_env, url, timeout_s, max_retries, self.http)) if len(urls) > 1 else None)
+            api_key_env, url, timeout_s, max_retries, self.http, deadline=True))
+            if len(urls) > 1 else None)
 
         self.api_key_env = api_key_env
         register_key_env(api_key_env)  # its value is redacted from every error text
