@@ -64,6 +64,9 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
     probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
+    unstored = _unstored(cache)
+    if unstored:  # answers the cache refused (disk full): kept in the run, none lost
+        judged.extra_jsonl[UNSTORED_FILE] = unstored
     matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
     if matched is not None:
@@ -80,7 +83,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
-        **_budget_summary(ctx),
+        **_budget_summary(ctx), **cache.storage_summary(),
     }
     config: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -96,6 +99,21 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                                        "verdicts": judged.log,
                                        "extra": judged.extra_jsonl})
     return record, judged
+
+
+UNSTORED_FILE = "unstored_answers.jsonl"
+"""The run file of the answers the cache refused (:func:`judge.jsoncache.unstored_rows`)."""
+
+
+def _unstored(cache: JudgeCache) -> list[dict[str, Any]]:
+    """The rows of :data:`UNSTORED_FILE`: the answers the cache still refuses after one more
+    try (:meth:`judge.cache.JudgeCache.flush`); [] when it holds none."""
+    from judge.jsoncache import unstored_rows
+
+    if not cache.unstored:
+        return []
+    cache.flush()
+    return unstored_rows(cache.unstored)
 
 
 def _budget_summary(ctx: JudgeContext) -> dict[str, Any]:
