@@ -247,6 +247,15 @@ def _accounting(summary: Mapping[str, Any]) -> list[str]:
               f"cache hits {num(summary.get('cache_hits'))}", f"tokens {tokens}",
               f"USD {num(summary.get('cost_usd'), 4)}", f"{num(summary.get('wall_s'), 2)} s"]
     lines.append(" · ".join(parts))
+    budget = summary.get("budget")
+    if budget:
+        lines.append(f"budget: spent {num(budget.get('spent_usd'), 4)} of --max-usd "
+                     f"{num(budget.get('max_usd'), 4)} USD" + (
+                         f"; stopped by it, {num(budget.get('pairs_not_attempted'))} pair(s) "
+                         "not attempted" if budget.get("stopped") else ""))
+    if summary.get("late_answers"):
+        lines.append(f"{num(summary['late_answers'])} late answer(s): replies that arrived while "
+                     "their call was being cancelled at --timeout, kept (not sent again)")
     outcomes = summary.get("outcomes") or {}
     if any(v for k, v in outcomes.items() if k != "ok"):
         lines.append("outcomes " + _counts(outcomes))

@@ -15,6 +15,7 @@ from judge.cli.common import (
     fail,
     fail_storage,
     progress,
+    report_cache,
     report_stops,
     say,
     warnings_to_stderr,
@@ -145,7 +146,8 @@ def eval_command(
     failed += (summary.get("panel") or {}).get("undecided", 0)
     stopped = summary.get("stopped_early") or []
     report_stops(stopped)
-    if failed or stopped:
+    refused = report_cache(summary, record.path)
+    if failed or stopped or refused:
         if failed:
             err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
                       highlight=False)

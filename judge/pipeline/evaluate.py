@@ -69,6 +69,9 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
     if batches is not None:
         release(ctx)  # the fetched answers' scratch file
     probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
+    unstored = _unstored(cache)
+    if unstored:  # answers the cache refused (disk full): kept in the run, none lost
+        judged.extra_jsonl[UNSTORED_FILE] = unstored
     matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
     if matched is not None:
@@ -85,6 +88,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
+        **_budget_summary(ctx), **cache.storage_summary(),
     }
     config: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -100,6 +104,30 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                                        "verdicts": judged.log,
                                        "extra": judged.extra_jsonl})
     return record, judged
+
+
+UNSTORED_FILE = "unstored_answers.jsonl"
+"""The run file of the answers the cache refused (:func:`judge.jsoncache.unstored_rows`)."""
+
+
+def _unstored(cache: JudgeCache) -> list[dict[str, Any]]:
+    """The rows of :data:`UNSTORED_FILE`: the answers the cache still refuses after one more
+    try (:meth:`judge.cache.JudgeCache.flush`); [] when it holds none."""
+    from judge.jsoncache import unstored_rows
+
+    if not cache.unstored:
+        return []
+    cache.flush()
+    return unstored_rows(cache.unstored)
+
+
+def _budget_summary(ctx: JudgeContext) -> dict[str, Any]:
+    """``{"budget": …}`` (:meth:`judge.judges.budget.Budget.summary`) of a run with
+    ``--max-usd``; {} without."""
+    if ctx.budget is None:
+        return {}
+    skipped = sum(s.not_attempted for s in ctx.early_stops.values() if s.cause == "budget")
+    return {"budget": ctx.budget.summary(skipped)}
 
 
 def check_probes(task: Task, judge: Judge | None, swap: float) -> None:
@@ -136,7 +164,7 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
         judged.extra_jsonl["repeat_probe.jsonl"] = rows
     if swap > 0:
         pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
-                            max_usd=ctx.max_usd,
+                            max_usd=ctx.max_usd, budget=ctx.budget,
                             early_stops=ctx.early_stops)
         if progress_factory is not None:
             n = len(sample_keys(list(forward_scores(judged.rows())), swap, seed))
