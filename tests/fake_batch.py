@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.fake_openai import FakeOpenAIServer
+from tests.fake_openai import FakeOpenAIServer, LoggedRequest
 
 Reply = tuple[int, dict[str, Any] | bytes, dict[str, str]]
 RUNNING = ("validating", "in_progress", "finalizing", "cancelling")
@@ -137,9 +137,11 @@ class FakeBatchServer(FakeOpenAIServer):
         self.file_objects: dict[str, dict[str, Any]] = {}
         self._tokens: dict[str, tuple[str, int]] = {}  # batch id -> (model, prompt tokens)
 
-    def _record(self, path: str, body: dict[str, Any], response: str) -> None:
+    def _record(self, path: str, body: dict[str, Any], response: str,
+                constraint: str = "") -> LoggedRequest | None:
         if self.log_lines or not path.startswith("/batch/"):
-            super()._record(path, body, response)
+            return super()._record(path, body, response, constraint)
+        return None
 
     async def _route(self, method: str, path: str, body: dict[str, Any]) -> Reply:
         route, _, query = path.partition("?")
