@@ -234,5 +234,4 @@ def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequenc
         return done[0]
 
     record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
-        rows_at, task.metrics_from_rows, len(record.item_rows()), tau_samples, bootstrap,
-        seed)
+        rows_at, task.metrics_from_rows, len(record.items), tau_samples, bootstrap, seed)

@@ -7,8 +7,10 @@
   metric with a 95 % percentile interval, both runs resampled with the **same** item indices in
   every replicate (a paired bootstrap: item difficulty cancels out).
 
-Both take the task's ``metric_fn`` (:meth:`judge.tasks.base.Task.metrics_from_rows`: item rows
-→ ``{metric: value}``), so the intervals are of the very numbers the run reports. The resampling
+Both take the task's ``metric_fn`` (:meth:`judge.tasks.base.Task.metrics_from_rows`: typed item
+rows → ``{metric: value}``), so the intervals are of the very numbers the run reports. The rows
+are the task's typed rows, made once (the run's own, or its re-scored ones), and each resample
+is a list of references to them: nothing is converted or copied per resample. The resampling
 is the nonparametric percentile bootstrap (Efron & Tibshirani, *An Introduction to the
 Bootstrap*, 1993, ch. 13): :func:`metrics.bootstrap_indices` draws the indices,
 :func:`metrics.percentile_ci` takes the 2.5th and 97.5th percentiles.
@@ -17,19 +19,20 @@ Bootstrap*, 1993, ch. 13): :func:`metrics.bootstrap_indices` draws the indices,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from metrics import bootstrap_indices, percentile_ci
 
-Rows = Sequence[Mapping[str, Any]]
-MetricFn = Callable[[Rows], Mapping[str, float]]
+R = TypeVar("R")
+"""An item row (a task's row model, :mod:`judge.record.itemrows`)."""
+MetricFn = Callable[[Sequence[R]], Mapping[str, float]]
 """``rows -> {metric name: value}``: a task's dataset metrics recomputed from item rows."""
 
 
-def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int = 0,
-                  ) -> dict[str, Any]:
+def bootstrap_cis(metric_fn: MetricFn[R], rows: Sequence[R], n_boot: int = 1000,
+                  seed: int = 0) -> dict[str, Any]:
     """95 % percentile bootstrap intervals of each dataset metric (resampling items).
 
     Args:
@@ -52,7 +55,7 @@ def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int
             "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
 
-def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items: int,
+def joint_tau_cis(rows_at: Callable[[float], Sequence[R]], metric_fn: MetricFn[R], n_items: int,
                   tau_samples: Sequence[float], n_boot: int = 1000, seed: int = 0
                   ) -> dict[str, Any]:
     """95 % percentile intervals of each dataset metric that carry τ's uncertainty too: resample
@@ -85,7 +88,7 @@ def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items
                 "distinct_taus": 0, "ci95": {}}
     rng = np.random.default_rng([seed, 1])
     taus = [float(tau_samples[i]) for i in rng.integers(0, len(tau_samples), n_boot)]
-    at: dict[float, Rows] = {}
+    at: dict[float, Sequence[R]] = {}
     reps: dict[str, list[float]] = {}
     for t, idx in zip(taus, bootstrap_indices(n_items, n_boot, seed), strict=True):
         rows = at.get(t)
@@ -97,8 +100,8 @@ def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items
             "distinct_taus": len(at), "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
 
-def paired_bootstrap(metric_fn: MetricFn, rows_a: Rows, rows_b: Rows, n_boot: int = 1000,
-                     seed: int = 0) -> dict[str, dict[str, Any]]:
+def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequence[R],
+                     n_boot: int = 1000, seed: int = 0) -> dict[str, dict[str, Any]]:
     """B − A for each metric with a paired 95 % bootstrap interval.
 
     Args:
