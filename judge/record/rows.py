@@ -28,7 +28,7 @@ from judge.record.config import (
 from judge.verdict import Outcome
 
 
-class _Open(BaseModel):
+class OpenRow(BaseModel):
     """A model that keeps fields it does not name (task-specific ones) and round-trips them.
 
     A named field may have a JSON name that is not a Python name (``rouge-1``, ``ap@10``): its
@@ -70,7 +70,7 @@ def _json_names(model: type[BaseModel]) -> dict[str, str]:
     return names
 
 
-class RunConfig(_Open):
+class RunConfig(OpenRow):
     """``config.json``: how the run was made.
 
     Attributes:
@@ -115,7 +115,7 @@ class RunConfig(_Open):
     task_options: dict[str, Any] = Field(default_factory=dict)
 
 
-class RunSummary(_Open):
+class RunSummary(OpenRow):
     """``summary.json``: dataset metrics and accounting.
 
     Attributes:
@@ -148,7 +148,7 @@ class RunSummary(_Open):
     wall_s: float = 0.0
 
 
-class ItemRow(_Open):
+class ItemRow(OpenRow):
     """One ``items.jsonl`` row: an item's id and source, plus the task's per-item content and
     metrics — named by the task's row model (a subclass, :mod:`judge.record.itemrows`), extra
     fields of a row not yet typed by its task.
@@ -177,7 +177,7 @@ class ItemRow(_Open):
         return out
 
 
-class VerdictRow(_Open):
+class VerdictRow(OpenRow):
     """One ``verdicts.jsonl`` row: a :class:`judge.verdict.Verdict`'s fields plus where it
     applies (``item_id`` for item-scoped judges, ``member_of`` for a panel member's own verdict,
     ``function``/``parameter`` for function-call argument judgements).

@@ -81,7 +81,7 @@ def _header(record: RunRecord, uses_tau: bool) -> dict[str, Any]:
         "judge_calls": summ.judge_calls, "cache_hits": summ.cache_hits,
         "tokens": summ.tokens_in + summ.tokens_out, "cost_usd": summ.cost_usd,
         "outcomes": summ.outcomes, "panel": summ.get("panel"),
-        "probe_lines": probe_lines(summ.to_row()),
+        "probe_lines": probe_lines(summ),
     }
 
 
