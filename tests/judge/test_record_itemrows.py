@@ -148,3 +148,17 @@ def test_a_bad_row_is_named_by_file_line_and_field(tmp_path: Path) -> None:
     assert (exc.value.path, exc.value.line, exc.value.field) == (
         str(run / "items.jsonl"), 3, "n_pred")
     assert "invalid run file" in exc.value.message
+
+
+def test_the_python_api_gives_typed_rows_too(tmp_path: Path) -> None:
+    from judge import evaluate
+
+    # "Report" vs "Reports": bigrams re ep po or rt vs re ep po or rt ts → Dice 2·5/11; the
+    # jieba tokens differ → F1 0; the lexical score is their mean 5/11 ≤ τ 0.7, so nothing
+    # matches: P = R = F1 = 0
+    r = evaluate([{"id": "a", "pred": ["Report"], "truth": ["Reports"]}], judge="lexical",
+                 bootstrap=0, cache_dir=tmp_path / "c")
+    (row,) = r.rows
+    assert isinstance(row, SelectionRow) and row.to_row() == r.items[0]
+    assert (row.n_pred, row.n_truth, row.f1, row.matches) == (1, 1, 0.0, [])
+    assert row.scores == [[pytest.approx(5 / 11)]]
