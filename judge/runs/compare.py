@@ -122,8 +122,8 @@ def compare_runs(runs: Sequence[RunRecord], n_boot: int = 1000, seed: int = 0,
     by_id = [{r.id: r for r in typed.rows(run)} for run in runs]
     aligned = [[rows[i] for i in ids] for rows in by_id]
     labels = [f"{_name(run)} ({run.judge_id or run.task})" for run in runs]
-    diffs = [paired_bootstrap(metric_fn, aligned[0], aligned[k], n_boot, seed)
-             for k in range(1, len(runs))]
+    diffs = [paired_bootstrap(metric_fn, aligned[0], aligned[k], n_boot, seed,
+                              resample=typed.resampled) for k in range(1, len(runs))]
     return {
         "task": task, "items": len(ids), "bootstrap": {"resamples": n_boot, "seed": seed},
         "runs": [{"label": lab, "path": str(run.path), "judge": run.judge_id,

@@ -96,5 +96,6 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     return {"run": str(record.path), "tau": given, "threshold": name, "tau_source": source,
             "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
-            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),
+            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed,
+                                       resample=task.resampled),
             "items": [r.to_row() for r in rows], **({"probes": probes} if probes else {})}

@@ -40,6 +40,9 @@ from judge.tasks.options import NoOptions
 from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
@@ -250,6 +253,15 @@ class Task(abc.ABC, Generic[RowT]):
     def metrics_from_rows(self, rows: Sequence[RowT]) -> dict[str, float]:
         """The numeric dataset metrics recomputed from item rows (a resample of them for the
         bootstrap): equal to :meth:`score`'s numeric metrics on the run's own rows."""
+
+    def resampled(self, rows: Sequence[RowT]) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """``idx -> metrics_from_rows([rows[i] for i in idx])``: the metrics of one bootstrap
+        resample (``idx``: row indices, repeats allowed), for
+        :mod:`judge.pipeline.uncertainty`. A task may read what its metrics need from the rows
+        once here instead of once per resample (selection:
+        :class:`~judge.tasks.matching.FuzzyColumns`); the result must be
+        :meth:`metrics_from_rows` of the resample, bit for bit."""
+        return lambda idx: self.metrics_from_rows([rows[i] for i in idx])
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
                 quorum: int | None = None) -> tuple[list[RowT], dict[str, Any]] | None:

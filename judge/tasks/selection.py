@@ -9,7 +9,7 @@ one-to-one matching maximises the total score, as scipy's ``linear_sum_assignmen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from judge import io
@@ -18,6 +18,7 @@ from judge.items import Item
 from judge.record.itemrows import SelectionRow
 from judge.tasks.base import HeatmapView, Judged, Params, Task
 from judge.tasks.matching import (
+    FuzzyColumns,
     fuzzy_metrics,
     judge_groups,
     match_row,
@@ -29,6 +30,9 @@ from judge.tasks.matching import (
 from metrics import aggregate_fuzzy, fuzzy_match
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
@@ -102,6 +106,12 @@ class SelectionTask(Task[SelectionRow]):
     def metrics_from_rows(self, rows: Sequence[SelectionRow]) -> dict[str, float]:
         """Macro and micro fuzzy P/R/F1 (:func:`judge.tasks.matching.fuzzy_metrics`)."""
         return fuzzy_metrics(rows)
+
+    def resampled(self, rows: Sequence[SelectionRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:func:`~judge.tasks.matching.fuzzy_metrics` of a resample, from the rows' values
+        read once (:class:`~judge.tasks.matching.FuzzyColumns`)."""
+        return FuzzyColumns.of(rows).metrics
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
                 quorum: int | None = None) -> tuple[list[SelectionRow], dict[str, Any]] | None:

@@ -8,8 +8,12 @@ import math
 import shutil
 import typing
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judge.cache import JudgeCache
 from judge.errors import InputError
@@ -27,7 +31,9 @@ from judge.record.rows import ItemRow
 from judge.record.store import load_run, write_run
 from judge.tasks.base import Params, Source
 from judge.tasks.fcoptions import FunctionCallOptions
+from judge.tasks.matching import FuzzyColumns
 from judge.tasks.registry import get_task, task_names
+from metrics import fuzzy_prf
 from metrics.fc_check import ERROR_TYPES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,3 +168,49 @@ def test_the_python_api_gives_typed_rows_too(tmp_path: Path) -> None:
     assert isinstance(row, SelectionRow) and row.to_row() == r.items[0]
     assert (row.n_pred, row.n_truth, row.f1, row.matches) == (1, 1, 0.0, [])
     assert row.scores == [[pytest.approx(5 / 11)]]
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_a_resample_prepared_once_gives_the_rows_metrics_bit_for_bit(name: str,
+                                                                     tmp_path: Path) -> None:
+    source, options, judged = RUNS[name]
+    task = get_task(name)
+    record = run_evaluation(task.load(source, options), task,
+                            LexicalJudge() if judged else None, Params(options=options),
+                            cache=JudgeCache(tmp_path / "c", "off"), bootstrap=0)
+    rows = task.rows(record)
+    of = task.resampled(rows)
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        idx = rng.integers(0, len(rows), len(rows))
+        assert of(idx) == task.metrics_from_rows([rows[i] for i in idx])
+
+
+def _fuzzy_by_rows(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The selection metrics as written before typed rows (dict rows, one pass per value)."""
+    tp = sum(r["tp_fuzzy"] for r in rows)
+    mp, mr, mf = fuzzy_prf(tp, sum(r["n_pred"] for r in rows), sum(r["n_truth"] for r in rows))
+    return {"macro_precision": float(np.mean([r["precision"] for r in rows])),
+            "macro_recall": float(np.mean([r["recall"] for r in rows])),
+            "macro_f1": float(np.mean([r["f1"] for r in rows])),
+            "micro_precision": mp, "micro_recall": mr, "micro_f1": mf}
+
+
+_number = st.one_of(st.integers(0, 3), st.floats(0, 3, allow_nan=False))
+
+
+@given(st.lists(st.tuples(_number, st.integers(0, 9), st.integers(0, 9), _number, _number,
+                          _number), min_size=1, max_size=30),
+       st.integers(0, 2**32 - 1))
+@settings(max_examples=300, deadline=None)
+def test_fuzzy_columns_equal_the_row_by_row_definition(values: list[tuple[Any, ...]],
+                                                       seed: int) -> None:
+    # ints and floats mixed, as stored rows may hold them: the same numbers bit for bit
+    keys = ("tp_fuzzy", "n_pred", "n_truth", "precision", "recall", "f1")
+    dicts = [dict(zip(keys, v, strict=True)) for v in values]
+    rows = [SelectionRow.model_validate({"id": str(k), "n_exact": 0, **d})
+            for k, d in enumerate(dicts)]
+    cols = FuzzyColumns.of(rows)
+    assert cols.metrics() == _fuzzy_by_rows(dicts)
+    idx = np.random.default_rng(seed).integers(0, len(rows), len(rows))
+    assert cols.metrics(idx) == _fuzzy_by_rows([dicts[i] for i in idx])
