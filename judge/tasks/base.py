@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from judge.record.runrecord import RunRecord
 
 __all__ = ["THRESHOLD_LABELS", "HeatmapView", "ItemRow", "Judged", "Params", "RowT", "Rows",
-           "Source", "Task", "column_means"]
+           "Source", "Task"]
 
 RowT = TypeVar("RowT", bound=ItemRow)
 """A task's row model (:attr:`Task.row_model`)."""
@@ -307,12 +307,3 @@ class Task(abc.ABC, Generic[RowT]):
         """The similarity matrices of an item row the report draws (default: none)."""
         return []
 
-
-def column_means(columns: Mapping[str, Callable[[Any], float]], rows: Sequence[Any],
-                 ) -> dict[str, float]:
-    """``{name: mean over rows of get(row)}`` for each ``name: get`` of ``columns`` (numpy's
-    mean, pairwise summation): the dataset metric of tasks whose dataset value is the mean of
-    per-item values (macro average)."""
-    import numpy as np
-
-    return {k: float(np.mean([get(r) for r in rows])) for k, get in columns.items()}

@@ -29,7 +29,8 @@ from judge.tasks.arguments import (
     equivalent_for,
     judge_arguments,
 )
-from judge.tasks.base import Judged, Params, Source, Task, column_means
+from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.fccalls import FORMATS, checkable
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
 from judge.tasks.fcoptions import FunctionCallOptions
@@ -38,6 +39,8 @@ from metrics import fc_score_items
 from metrics.fc_check import ERROR_TYPES, check_item, names_match
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
@@ -48,6 +51,10 @@ _SEED_COLUMNS: dict[str, Callable[[FunctionCallRow], float]] = {
     "rouge-1": lambda r: r.rouge_1, "rouge-2": lambda r: r.rouge_2,
     "rouge-l": lambda r: r.rouge_l, "bleu-4": lambda r: r.bleu_4}
 """Seed 003's per-item metrics (:data:`SEED_METRICS`) read from a typed row."""
+_COLUMNS: dict[str, Callable[[FunctionCallRow], Any]] = {
+    "accuracy": lambda r: r.correct, **_SEED_COLUMNS}
+"""The metrics of :meth:`FunctionCallTask.metrics_from_rows`: accuracy (the share of correct
+items, the mean of ``correct``) and the seed metrics' means."""
 
 
 def load_fc_items(source: Source, options: FunctionCallOptions | None = None) -> list[Item]:
@@ -232,8 +239,12 @@ class FunctionCallTask(Task[FunctionCallRow]):
 
     def metrics_from_rows(self, rows: Sequence[FunctionCallRow]) -> dict[str, float]:
         """Accuracy (share of correct items) and the means of seed 003's metrics."""
-        return {"accuracy": float(np.mean([r.correct for r in rows])),
-                **column_means(_SEED_COLUMNS, rows)}
+        return column_means(_COLUMNS, rows)
+
+    def resampled(self, rows: Sequence[FunctionCallRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
+        return column_means_resampled(_COLUMNS, rows)
 
     threshold = "arg_tau"
     curve_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "fn_acc_all", "fn_acc_name",

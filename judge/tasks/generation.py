@@ -5,15 +5,20 @@ token precision, recall and F1 per item (the best over the references), averaged
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.items import Item
 from judge.record.itemrows import GenerationRow
-from judge.tasks.base import Judged, Params, Task, column_means
+from judge.tasks.base import Judged, Params, Task
+from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.selection import query_of
 from judge.tasks.views import texts_view
 from metrics import token_scores
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 TOKENIZER = "jieba"
 """Tokeniser of the token-overlap scores (:func:`metrics.token_scores`)."""
@@ -45,6 +50,11 @@ class GenerationTask(Task[GenerationRow]):
     def metrics_from_rows(self, rows: Sequence[GenerationRow]) -> dict[str, float]:
         """Mean token precision, recall and F1 over the rows."""
         return column_means(_COLUMNS, rows)
+
+    def resampled(self, rows: Sequence[GenerationRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
+        return column_means_resampled(_COLUMNS, rows)
 
     def view(self, row: GenerationRow) -> dict[str, Any]:
         """The ``texts`` view: the prediction and its references."""

@@ -5,8 +5,8 @@ judgment metrics; the same values as scikit-learn's ``accuracy_score`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.items import Item
@@ -15,6 +15,15 @@ from judge.tasks.base import Judged, Params, Task
 from judge.tasks.selection import query_of
 from judge.tasks.views import boolean_view
 from metrics import binary_scores
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+
+def _metrics(truth: list[bool], pred: list[bool]) -> dict[str, float]:
+    s = binary_scores(truth, pred)
+    return {"accuracy": s.accuracy, "precision": s.precision, "recall": s.recall, "f1": s.f1}
 
 
 class JudgmentTask(Task[JudgmentRow]):
@@ -39,9 +48,13 @@ class JudgmentTask(Task[JudgmentRow]):
 
     def metrics_from_rows(self, rows: Sequence[JudgmentRow]) -> dict[str, float]:
         """Accuracy, precision, recall and F1 from the rows' ``pred``/``truth``."""
-        s = binary_scores([r.truth for r in rows], [r.pred for r in rows])
-        return {"accuracy": s.accuracy, "precision": s.precision, "recall": s.recall,
-                "f1": s.f1}
+        return _metrics([r.truth for r in rows], [r.pred for r in rows])
+
+    def resampled(self, rows: Sequence[JudgmentRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' labels read once."""
+        truth, pred = [r.truth for r in rows], [r.pred for r in rows]
+        return lambda idx: _metrics([truth[i] for i in idx], [pred[i] for i in idx])
 
     def view(self, row: JudgmentRow) -> dict[str, Any]:
         """The ``boolean`` view: prediction, gold and whether they agree."""

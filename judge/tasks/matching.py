@@ -25,6 +25,7 @@ from judge.judges.base import Judge, JudgeContext
 from judge.matrix import MatrixBuild, SimilarityMatrix, build_matrices_async, distinct_pairs
 from judge.numbers import finite_or_none
 from judge.tasks.base import Judged
+from judge.tasks.columns import MeanColumn
 from judge.verdict import OUTCOMES
 from metrics import FuzzyMatchResult, fuzzy_match, fuzzy_prf, normalize
 
@@ -199,13 +200,12 @@ def fuzzy_metrics(rows: Sequence[FuzzyRow]) -> dict[str, float]:
 
 
 class FuzzyColumns:
-    """The values :func:`fuzzy_metrics` needs, read from the rows once (a typed row's attribute
-    costs ~70 ns: pydantic's ``__getattr__`` turns off CPython's attribute specialisation), so
-    the bootstrap's resamples index arrays instead of reading rows again.
+    """The values :func:`fuzzy_metrics` needs, read from the rows once, so the bootstrap's
+    resamples index them instead of reading typed rows again (:mod:`judge.tasks.columns`).
 
-    The numbers are those of the row-by-row definition, bit for bit: TP_fuzzy is summed by
+    The numbers are those of the row-by-row definition, bit for bit: TP_fuzzy summed by
     Python's ``sum`` in row order, counts as integers, the macro means by numpy's mean of the
-    same values in the same order.
+    same values in the same order (:class:`~judge.tasks.columns.MeanColumn`).
     """
 
     def __init__(self, rows: Sequence[FuzzyRow]) -> None:
@@ -224,7 +224,7 @@ class FuzzyColumns:
             f.append(row.f1)
         self.n_pred = np.asarray(n_pred, dtype=np.int64)
         self.n_truth = np.asarray(n_truth, dtype=np.int64)
-        self.precision, self.recall, self.f1 = np.asarray(p), np.asarray(r), np.asarray(f)
+        self.precision, self.recall, self.f1 = MeanColumn(p), MeanColumn(r), MeanColumn(f)
 
     @classmethod
     def of(cls, rows: Sequence[FuzzyRow]) -> FuzzyColumns:
@@ -237,12 +237,10 @@ class FuzzyColumns:
         if idx is None:
             tp = sum(self.tp)
             n_pred, n_truth = int(self.n_pred.sum()), int(self.n_truth.sum())
-            p, r, f = self.precision, self.recall, self.f1
         else:
             tp = sum(map(self.tp.__getitem__, idx.tolist()))
             n_pred, n_truth = int(self.n_pred[idx].sum()), int(self.n_truth[idx].sum())
-            p, r, f = self.precision[idx], self.recall[idx], self.f1[idx]
         mp, mr, mf = fuzzy_prf(tp, n_pred, n_truth)
-        return {"macro_precision": float(np.mean(p)), "macro_recall": float(np.mean(r)),
-                "macro_f1": float(np.mean(f)),
+        return {"macro_precision": self.precision.mean(idx),
+                "macro_recall": self.recall.mean(idx), "macro_f1": self.f1.mean(idx),
                 "micro_precision": mp, "micro_recall": mr, "micro_f1": mf}

@@ -5,8 +5,8 @@ sample F1 ``average="samples"``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from judge.tasks.base import Judged, Params, Task
 from judge.tasks.selection import query_of
 from judge.tasks.views import labels_view
 from metrics import multilabel_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 
 def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_division: float,
@@ -30,6 +33,12 @@ def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_divis
         t[n, [index[c] for c in truth]] = True
         p[n, [index[c] for c in pred]] = True
     return multilabel_scores(t, p, zero_division=zero_division), classes
+
+
+def _metrics(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
+    s, _ = _indicators(pairs, 0.0)
+    return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
+            "sample_f1": s.sample_f1}
 
 
 class MultilabelTask(Task[MultilabelRow]):
@@ -53,9 +62,13 @@ class MultilabelTask(Task[MultilabelRow]):
 
     def metrics_from_rows(self, rows: Sequence[MultilabelRow]) -> dict[str, float]:
         """C-*, O-* and sample F1 of the rows' label sets."""
-        s, _ = _indicators([(r.pred, r.truth) for r in rows], 0.0)
-        return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
-                "sample_f1": s.sample_f1}
+        return _metrics([(r.pred, r.truth) for r in rows])
+
+    def resampled(self, rows: Sequence[MultilabelRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' label sets read once."""
+        pairs = [(r.pred, r.truth) for r in rows]
+        return lambda idx: _metrics([pairs[i] for i in idx])
 
     def view(self, row: MultilabelRow) -> dict[str, Any]:
         """The ``labels`` view: predicted and gold labels, missing and extra ones."""

@@ -5,15 +5,20 @@ query, averaged over the queries that have judgments (trec_eval's ``map``, ``ndc
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.errors import InputError
 from judge.items import Item
 from judge.record.itemrows import RANK_CUTOFF, RankingRow
-from judge.tasks.base import Judged, Params, Source, Task, column_means
+from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.views import ranking_view
 from metrics import average_precision, err_at_k, ndcg_at_k
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 K = RANK_CUTOFF
 """Cut-off of AP@k, NDCG@k and ERR@k (the rows' field names carry it:
@@ -101,6 +106,11 @@ class RankingTask(Task[RankingRow]):
         """Means over queries of AP (``map``), AP@k (``map@k``), NDCG, NDCG@k and ERR@k
         (k = :data:`K`); none without rows."""
         return column_means(_COLUMNS, rows) if rows else {}
+
+    def resampled(self, rows: Sequence[RankingRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
+        return column_means_resampled(_COLUMNS, rows)
 
     def view(self, row: RankingRow) -> dict[str, Any]:
         """The ``ranking`` view: ranked documents against the relevant ones."""

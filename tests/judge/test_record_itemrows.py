@@ -30,6 +30,7 @@ from judge.record.itemrows import (
 from judge.record.rows import ItemRow
 from judge.record.store import load_run, write_run
 from judge.tasks.base import Params, Source
+from judge.tasks.columns import MeanColumn
 from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.matching import FuzzyColumns
 from judge.tasks.registry import get_task, task_names
@@ -214,3 +215,17 @@ def test_fuzzy_columns_equal_the_row_by_row_definition(values: list[tuple[Any, .
     assert cols.metrics() == _fuzzy_by_rows(dicts)
     idx = np.random.default_rng(seed).integers(0, len(rows), len(rows))
     assert cols.metrics(idx) == _fuzzy_by_rows([dicts[i] for i in idx])
+
+
+def test_a_mean_column_is_numpys_mean_of_the_resample() -> None:
+    # beyond numpy's 8,192-element buffer, where a cast int array and a float array would be
+    # summed in different blocks: a column mixing ints and floats is averaged from the list
+    rng = np.random.default_rng(3)
+    floats = rng.random(20_000).tolist()
+    mixed = [int(3 * x) if k % 7 == 0 else x for k, x in enumerate(floats)]
+    bools = [x > 0.5 for x in floats]
+    for values in (floats, mixed, bools):
+        col = MeanColumn(values)
+        idx = rng.integers(0, len(values), len(values))
+        assert col.mean(idx) == float(np.mean([values[i] for i in idx]))
+        assert col.mean() == float(np.mean(values))
