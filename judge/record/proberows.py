@@ -29,6 +29,9 @@ class SwapProbeRow(OpenRow):
         flip: the two scores fall on both sides of τ (None when the swapped call failed).
         swapped_rationale: the swapped verdict's rationale; swapped_cache_key: its cache key
             (None without a verdict).
+        swapped_member_cache_keys: the cache keys of a panel's or ``--repeats``' member calls
+            of the swapped pair, whose own verdict has no key (what a bundle must carry to
+            replay the probe); absent in runs written before the field.
     """
 
     item_id: str | None = None
@@ -41,6 +44,7 @@ class SwapProbeRow(OpenRow):
     flip: bool | None = None
     swapped_rationale: str = ""
     swapped_cache_key: str | None = None
+    swapped_member_cache_keys: list[str] = Field(default_factory=list)
 
 
 class RepeatProbeRow(OpenRow):
