@@ -139,12 +139,12 @@ def eval_command(
     if isinstance(record, dict):  # --dry-run
         print_all(out, dry_run_summary(record))
         return
-    summary: Any = record.summary.to_row()
+    summary = record.summary
     print_all(out, eval_summary(summary))
     say(f"run written to {record.path}")
-    failed = sum(v for k, v in summary.get("outcomes", {}).items() if k != "ok")
+    failed = sum(v for k, v in summary.outcomes.items() if k != "ok")
     failed += (summary.get("panel") or {}).get("undecided", 0)
-    stopped = summary.get("stopped_early") or []
+    stopped = summary.stopped_early
     report_stops(stopped)
     refused = report_cache(summary, record.path)
     if failed or stopped or refused:

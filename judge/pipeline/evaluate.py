@@ -78,8 +78,8 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         matched(len(items))
     summary: dict[str, Any] = {
         "task": task.name, "n_items": len(items), "metrics": metrics,
-        "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed)
-        if rows else {},
+        "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed,
+                                   resample=task.resampled) if rows else {},
         "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
         "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
         "cost_usd": round(ctx.stats.cost_usd, 6), **judged.accounting,
@@ -269,5 +269,5 @@ def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequenc
         return done[0]
 
     record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
-        rows_at, task.metrics_from_rows, len(record.item_rows()), tau_samples, bootstrap,
-        seed)
+        rows_at, task.metrics_from_rows, len(record.items), tau_samples, bootstrap, seed,
+        resample=task.resampled)
