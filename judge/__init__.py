@@ -3,7 +3,9 @@
 Depends on :mod:`metrics`; never the reverse. Python API: :func:`judge.evaluate`.
 
 The public names are imported on first use (PEP 562 ``__getattr__``), so ``simjudge --help``
-does not pay for numpy, pydantic and the metrics stack (``benchmarks/bench_startup.py``).
+does not pay for numpy, pydantic and the metrics stack (``benchmarks/bench_startup.py``);
+``__version__`` is read from the package metadata on first use too (``importlib.metadata``
+and the lookup are ~20 ms of every start otherwise).
 ``judge.evaluate`` is the function :func:`judge.api.evaluate`; no submodule has
 that name, so nothing can shadow it.
 """
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 
 
 def _version() -> str:
+    """simjudge's version, from the installed package's metadata (pyproject.toml's version);
+    ``0+unknown`` in a source tree that was never installed. ``judge.__version__``."""
     from importlib import metadata
 
     try:
@@ -28,9 +32,6 @@ def _version() -> str:
         return "0+unknown"
 
 
-__version__ = _version()
-"""simjudge's version, from the installed package's metadata (pyproject.toml's version)."""
-
 __all__ = ["EvalResult", "SimilarityMatrix", "Verdict", "__version__", "evaluate"]
 
 _LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api",
@@ -38,7 +39,10 @@ _LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api",
 
 
 def __getattr__(name: str) -> Any:
-    """Import a public name of the package on first access."""
+    """Import a public name of the package (or read ``__version__``) on first access."""
+    if name == "__version__":
+        version = globals()["__version__"] = _version()
+        return version
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'judge' has no attribute {name!r}")
@@ -48,4 +52,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})

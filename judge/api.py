@@ -18,6 +18,7 @@ from judge.judges.base import Judge
 from judge.judges.options import JudgeOptions
 from judge.judges.panel import Vote
 from judge.matrix import SimilarityMatrix
+from judge.record.rows import ItemRow
 from judge.record.runrecord import RunRecord
 from judge.tasks.fcoptions import FcFormat
 from judge.verdict import Verdict
@@ -30,7 +31,7 @@ class EvalResult:
     Attributes:
         record: the typed run record.
         config, summary: ``config.json`` and ``summary.json`` as dicts.
-        items: the item rows (``items.jsonl``) as dicts.
+        items: the item rows (``items.jsonl``) as dicts; :attr:`rows` types them.
         verdicts: every judge verdict, one per distinct judged pair.
         matrices: selection: each item's :class:`~judge.matrix.SimilarityMatrix`.
         run_dir: where the run was written, if it was.
@@ -43,6 +44,12 @@ class EvalResult:
     verdicts: list[Verdict]
     matrices: list[SimilarityMatrix] = field(default_factory=list)
     run_dir: Path | None = None
+
+    @property
+    def rows(self) -> list[ItemRow]:
+        """The item rows as the task's typed row model (:mod:`judge.record.itemrows`:
+        ``result.rows[0].f1``, ``.matches``…), the objects behind :attr:`items`."""
+        return list(self.record.items)
 
 
 def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "selection",

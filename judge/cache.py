@@ -26,9 +26,16 @@ Storage (issue 11, "Disk and concurrency"):
   ``diskcache.Cache`` always writes when it opens (tables, settings), so it is used for
   ``read-write`` only.
 * A write that the filesystem refuses (disk full ``ENOSPC``, file size limit ``EFBIG``, quota,
-  I/O error) raises :class:`CacheStorageError` at once: the run stops with one message instead of
-  paying for answers it cannot keep. Every answer stored before stays in the cache (each store is
-  its own SQLite transaction), so a rerun pays for none of them.
+  I/O error) loses no paid answer: the answer is kept in memory (:attr:`JudgeCache.unstored`,
+  served by :meth:`JudgeCache.get` to the rest of the run), a warning says so at once
+  (:class:`judge.errors.CacheRefusedWarning`), the disk is tried again every :data:`RETRY_S`
+  seconds (what was held is stored when it takes writes again) and :meth:`JudgeCache.flush`
+  tries once more at the end; what is still held goes into the run (``unstored_answers.jsonl``,
+  :func:`judge.jsoncache.unstored_rows`), from where ``simjudge cache import`` stores it once
+  there is room. A cache that cannot even be opened for writing because the disk is full is read
+  without writing, every new answer held. Every answer stored before stays in the cache (each
+  store is its own SQLite transaction), and the cross-process leases are skipped while their
+  database refuses writes.
 * Two processes sharing a cache directory do not pay twice for one call: cross-process
   leases per key (:mod:`judge.leases`, the base class of :class:`JudgeCache`).
 """
@@ -53,6 +60,8 @@ from judge.jsoncache import JsonCacheStore, bundle_manifest, is_json_cache
 from judge.leases import STORAGE_ERRORS as _STORAGE_ERRORS
 from judge.leases import CacheLeases
 
+RETRY_S = 10.0
+"""Seconds between two attempts to write to a cache that refused a write."""
 CacheMode = Literal["read-write", "read-only", "off", "cache-only"]
 CACHE_MODES: tuple[str, ...] = ("read-write", "read-only", "off", "cache-only")
 
@@ -101,6 +110,15 @@ def cache_key(**parts: Any) -> str:
     """
     _check_no_secrets(parts)
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
+
+
+def _full(exc: BaseException) -> bool:
+    """Whether a storage error means no room (disk full, quota, file size limit)."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc)
 
 
 def _reason(exc: BaseException) -> str:
@@ -201,6 +219,10 @@ class JudgeCache(CacheLeases):
         self.lease_ttl_s = lease_ttl_s
         self.max_wait_s = max_wait_s
         self.stored = 0  # answers stored by this object (for the disk-full message)
+        self.unstored: dict[str, Any] = {}  # answers the disk refused, held (module docstring)
+        self.refused: str | None = None  # why the disk first refused a write
+        self.dropped = 0  # refused answers not held: recomputed for free (set_many)
+        self._retry_at = 0.0
         self._cache: diskcache.Cache | None = None
         self._ro: ReadOnlyStore | None = None
         self._json: JsonCacheStore | None = None
@@ -246,9 +268,15 @@ class JudgeCache(CacheLeases):
                                      self.directory) from None
             return self._ro
         if self._cache is None:
+            if self.refused and self._ro is not None:
+                return self._ro  # a full disk refused to open it for writing: read only
             try:
                 self._cache = diskcache.Cache(str(self.directory))
             except _STORAGE_ERRORS as exc:
+                if _full(exc) and (self.directory / "cache.db").exists():
+                    self._refuse(exc)
+                    self._ro = ReadOnlyStore(self.directory)
+                    return self._ro
                 raise InputError(
                     f"cannot open the cache for writing: {_reason(exc)} (use --cache-mode "
                     "read-only to reuse it without writing, or --cache-dir elsewhere)",
@@ -261,8 +289,65 @@ class JudgeCache(CacheLeases):
             f"{self.stored} answer(s) stored by this run before it are kept; free space (or "
             "raise the limit) and rerun: stored calls are not paid for again")
 
+    def _refuse(self, exc: BaseException) -> None:
+        """Note a refused write: warn the first time, try the disk again after
+        :data:`RETRY_S`."""
+        import warnings
+
+        from judge.errors import CacheRefusedWarning
+
+        if self.refused is None:
+            self.refused = _reason(exc)
+            warnings.warn(CacheRefusedWarning(
+                f"the judge-call cache in {self.directory} refused a write ({self.refused}) "
+                f"after {self.stored} answer(s) stored by this run: the answers are kept in "
+                "memory (simjudge eval writes them into the run's unstored_answers.jsonl); "
+                "free space to keep the cache growing"), stacklevel=3)
+        self._retry_at = time.monotonic() + RETRY_S
+
+    def _writable(self) -> diskcache.Cache | None:
+        """The diskcache to write to now, or None while it refuses writes (until the retry
+        time; what was held is then stored first)."""
+        cache = self._open()
+        if not isinstance(cache, diskcache.Cache) or (
+                self.refused and time.monotonic() < self._retry_at):
+            return None
+        if self.unstored and self.flush() is None:
+            return None
+        return cache
+
+    def flush(self) -> int | None:
+        """Store the answers held in memory (one transaction); returns how many were stored
+        (0 when none were held), or None when the disk still refuses (they stay held)."""
+        if not self.unstored or self.mode != "read-write":
+            return 0
+        cache = self._open()
+        if not isinstance(cache, diskcache.Cache):
+            return None
+        held = self.unstored
+        try:
+            with cache.transact(retry=True):
+                for key, value in held.items():
+                    cache.set(key, value)
+        except _STORAGE_ERRORS as exc:
+            self._refuse(exc)
+            return None
+        self.unstored = {}
+        self.stored += len(held)
+        return len(held)
+
+    def storage_summary(self) -> dict[str, Any]:
+        """``{"cache_refused": {"reason", "stored", "unstored", "dropped"}}`` when the disk
+        refused a write during the run (answers stored by this run, answers still held, free
+        answers not held), else {}."""
+        if self.refused is None:
+            return {}
+        return {"cache_refused": {"reason": self.refused, "stored": self.stored,
+                                  "unstored": len(self.unstored), "dropped": self.dropped}}
+
     def get(self, key: str) -> Any | None:
-        """The stored value, or None on a miss (or in ``off`` mode).
+        """The stored value (or one held in memory after the disk refused it), or None on a
+        miss (or in ``off`` mode).
 
         Raises:
             CacheMissError: a miss in ``cache-only`` mode.
@@ -270,6 +355,8 @@ class JudgeCache(CacheLeases):
                 writable; read modes: not a cache).
             CacheStorageError: the database refused the read.
         """
+        if key in self.unstored:
+            return self.unstored[key]
         store = self._open()
         try:
             value = store.get(key) if store is not None else None
@@ -281,41 +368,47 @@ class JudgeCache(CacheLeases):
         return value
 
     def set(self, key: str, value: Any) -> bool:
-        """Store ``value`` (JSON-like) unless the mode forbids writing; returns whether stored.
-
-        Raises:
-            CacheStorageError: the filesystem refused the write (disk full, size limit…).
-        """
+        """Store ``value`` (JSON-like) unless the mode forbids writing; returns whether stored
+        on disk. When the filesystem refuses (disk full, size limit…) the value is held in
+        :attr:`unstored` instead (module docstring) and False is returned."""
         if self.mode != "read-write":
             return False
-        cache = self._open()
-        assert isinstance(cache, diskcache.Cache)
-        try:
-            cache.set(key, value, retry=True)
-        except _STORAGE_ERRORS as exc:
-            raise self._storage_error("write to", exc) from None
-        self.stored += 1
-        return True
+        cache = self._writable()
+        if cache is not None:
+            try:
+                cache.set(key, value, retry=True)
+            except _STORAGE_ERRORS as exc:
+                self._refuse(exc)
+            else:
+                self.stored += 1
+                return True
+        self.unstored[key] = value
+        return False
 
-    def set_many(self, entries: dict[str, Any]) -> int:
+    def set_many(self, entries: dict[str, Any], hold: bool = True) -> int:
         """Store several entries in one transaction (one disk sync instead of one per entry);
-        returns how many were stored (0 unless the mode is ``read-write``).
-
-        Raises:
-            CacheStorageError: the filesystem refused the write; none of ``entries`` is stored.
-        """
+        returns how many were stored on disk (0 unless the mode is ``read-write``). When the
+        filesystem refuses, none is stored and all are held in :attr:`unstored` — unless
+        ``hold`` is False (answers recomputed for free, the local encoder's vectors: they are
+        only counted in :attr:`dropped`)."""
         if self.mode != "read-write" or not entries:
             return 0
-        cache = self._open()
-        assert isinstance(cache, diskcache.Cache)
-        try:
-            with cache.transact(retry=True):
-                for key, value in entries.items():
-                    cache.set(key, value)
-        except _STORAGE_ERRORS as exc:
-            raise self._storage_error("write to", exc) from None
-        self.stored += len(entries)
-        return len(entries)
+        cache = self._writable()
+        if cache is not None:
+            try:
+                with cache.transact(retry=True):
+                    for key, value in entries.items():
+                        cache.set(key, value)
+            except _STORAGE_ERRORS as exc:
+                self._refuse(exc)
+            else:
+                self.stored += len(entries)
+                return len(entries)
+        if hold:
+            self.unstored.update(entries)
+        else:
+            self.dropped += len(entries)
+        return 0
 
     def stats(self) -> dict[str, Any]:
         """``{"directory", "mode", "entries", "size_bytes"}`` (read without writing, so a

@@ -25,6 +25,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from judge.record.rows import RunSummary
+
 DASH = "–"
 """Shown for a statistic that is undefined (None or NaN)."""
 
@@ -76,22 +78,26 @@ def _counts(d: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} {num(v)}" for k, v in d.items())
 
 
-def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
+def eval_summary(summary: RunSummary | Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge eval`` prints for a run's ``summary.json``.
 
     Args:
-        summary: the summary dict (keys ``task``, ``n_items``, ``metrics``, ``bootstrap``,
-            accounting keys, optional ``panel`` and ``bootstrap_tau`` — the τ-aware intervals,
-            shown as a second CI column).
+        summary: the run's summary (:class:`~judge.record.rows.RunSummary`, or the
+            ``summary.json`` object, validated into one: ``task``, ``n_items``, ``metrics``,
+            ``bootstrap``, the accounting, the entries of the task's judging —
+            ``pairs_total``…, optional ``panel`` — and ``bootstrap_tau``, the τ-aware
+            intervals, shown as a second CI column).
 
     Returns:
         A heading, the metrics table with 95 % CIs, then (when present) function-call error
         types, multi-label per-class scores, panel agreement and an accounting line.
     """
-    metrics: Mapping[str, Any] = summary.get("metrics", {})
-    ci95: Mapping[str, Any] = (summary.get("bootstrap") or {}).get("ci95", {})
-    resamples = (summary.get("bootstrap") or {}).get("resamples", 0)
-    head = f"simjudge eval — {summary.get('task')}, {summary.get('n_items')} items"
+    if not isinstance(summary, RunSummary):
+        summary = RunSummary.model_validate(summary)
+    metrics: Mapping[str, Any] = summary.metrics
+    ci95: Mapping[str, Any] = summary.bootstrap.get("ci95", {})
+    resamples = summary.bootstrap.get("resamples", 0)
+    head = f"simjudge eval — {summary.task}, {summary.n_items} items"
     if "tau" in metrics:
         head += f", τ {_tau(metrics['tau'])}"
     out: list[RenderableType] = [Text(head, style="bold")]
@@ -105,17 +111,18 @@ def eval_summary(summary: Mapping[str, Any]) -> list[RenderableType]:
                       *([interval(joint.get(k))] if joint else []))
     out.append(table)
     if joint:
-        bt = summary["bootstrap_tau"]
+        bt = summary.get("bootstrap_tau")
         out.append(Text(f"items × τ: each resample also draws τ from the calibration's "
                         f"{bt.get('tau_samples')} bootstrap τ̂ values ({bt.get('distinct_taus')} "
                         "distinct drawn), so the interval includes τ's uncertainty",
                         style="dim"))
     if isinstance(metrics.get("error_types"), Mapping):
-        out.append(_error_types(metrics, int(summary.get("n_items") or 0)))
+        out.append(_error_types(metrics, summary.n_items))
     if isinstance(metrics.get("classes"), list) and metrics["classes"]:
         out.append(_per_class(metrics))
-    if summary.get("panel"):
-        out.append(_panel(summary["panel"]))
+    panel = summary.get("panel")
+    if panel:
+        out.append(_panel(panel))
     from judge.probes.text import probe_lines
 
     out += [Text(line) for line in probe_lines(summary)]
@@ -235,22 +242,32 @@ def _panel(panel: Mapping[str, Any]) -> RenderableType:
     return Group(*lines)
 
 
-def _accounting(summary: Mapping[str, Any]) -> list[str]:
+def _accounting(summary: RunSummary) -> list[str]:
     lines = []
-    if "pairs_total" in summary:
-        lines.append(f"pairs {num(summary['pairs_total'])}: exact "
+    if summary.has("pairs_total"):  # a task that matches judged pairs
+        lines.append(f"pairs {num(summary.get('pairs_total'))}: exact "
                      f"{num(summary.get('pairs_exact'))}, distinct judged "
                      f"{num(summary.get('pairs_distinct'))}, without verdict "
-                     f"{num(summary.get('pairs_without_verdict'))}")
-    tokens = (summary.get("tokens_in") or 0) + (summary.get("tokens_out") or 0)
-    parts = [f"judge calls {num(summary.get('judge_calls'))}",
-              f"cache hits {num(summary.get('cache_hits'))}", f"tokens {tokens}",
-              f"USD {num(summary.get('cost_usd'), 4)}", f"{num(summary.get('wall_s'), 2)} s"]
+                     f"{num(summary.pairs_without_verdict)}")
+    tokens = summary.tokens_in + summary.tokens_out
+    parts = [f"judge calls {num(summary.judge_calls)}",
+             f"cache hits {num(summary.cache_hits)}", f"tokens {tokens}",
+             f"USD {num(summary.cost_usd, 4)}", f"{num(summary.wall_s, 2)} s"]
     lines.append(" · ".join(parts))
-    outcomes = summary.get("outcomes") or {}
+    budget = summary.get("budget")
+    if budget:
+        lines.append(f"budget: spent {num(budget.get('spent_usd'), 4)} of --max-usd "
+                     f"{num(budget.get('max_usd'), 4)} USD" + (
+                         f"; stopped by it, {num(budget.get('pairs_not_attempted'))} pair(s) "
+                         "not attempted" if budget.get("stopped") else ""))
+    late = summary.get("late_answers")
+    if late:
+        lines.append(f"{num(late)} late answer(s): replies that arrived while "
+                     "their call was being cancelled at --timeout, kept (not sent again)")
+    outcomes = summary.outcomes
     if any(v for k, v in outcomes.items() if k != "ok"):
         lines.append("outcomes " + _counts(outcomes))
-    missing = summary.get("pairs_without_verdict") or 0
+    missing = summary.pairs_without_verdict
     if missing:
         lines.append(f"{num(missing)} distinct pair(s) have no score and count as non-matches: "
                      "the metrics above are lower bounds (rerun to retry failed calls; "

@@ -60,3 +60,9 @@ class StaleCalibrationWarning(UserWarning):
     """``eval --tau-from`` used the τ of a calibration made with another judge, because the user
     allowed it (``--allow-stale-calibration``; :mod:`judge.judges.identity`). The message names
     each differing field; ``config.json``'s ``tau_from`` records them."""
+
+
+class CacheRefusedWarning(UserWarning):
+    """The judge-call cache refused a write (disk full, file size limit, I/O error) mid-run: the
+    answers are kept in memory, served to the rest of the run, and written into the run
+    (``unstored_answers.jsonl``; :meth:`judge.cache.JudgeCache.set`)."""

@@ -18,6 +18,10 @@ Loading (:class:`JsonCacheStore`) reads every file listed, checks each sha256 ag
 ``MANIFEST.json`` ``cache.sha256`` — and decodes it as strict JSON (no NaN, no pickle, no object
 hook beyond the bytes tag), before the first entry is handed out: a tampered, missing or
 non-JSON entry refuses the whole directory with a message naming the entry.
+
+The same entries, one JSON line each with its key and sha256 (:func:`unstored_rows`,
+:func:`read_unstored`), are how a run keeps the answers a full disk kept out of the cache
+(``unstored_answers.jsonl``; ``simjudge cache import`` stores them).
 """
 
 from __future__ import annotations
@@ -241,3 +245,54 @@ class JsonCacheStore:
 
     def close(self) -> None:
         """Nothing to release (the values are in memory)."""
+
+
+def unstored_rows(entries: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of ``unstored_answers.jsonl``: ``{"key", "sha256", "value"}`` per held answer,
+    ``value`` as a JSON cache entry (:func:`judge.jsoncache.dumps_value`, bytes tagged) and
+    ``sha256`` of that canonical JSON (checked by :func:`read_unstored`)."""
+    rows = []
+    for key, value in entries.items():
+        try:
+            data = dumps_value(value)
+        except ValueError:  # not JSON (a NaN): only its verdicts keep it
+            continue
+        rows.append({"key": key, "sha256": sha256_hex(data), "value": json.loads(data)})
+    return rows
+
+
+def read_unstored(path: Path) -> dict[str, Any]:
+    """The answers of an ``unstored_answers.jsonl`` file (:func:`unstored_rows`), each checked.
+
+    Raises:
+        InputError: a line that is not such a row (not JSON, a missing field, a key that is not
+            a sha256 hex digest, a value whose sha256 differs), naming the file, line and field.
+    """
+    out: dict[str, Any] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", path) from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise InputError("not a JSON object", path, n) from None
+        if not isinstance(row, dict):
+            raise InputError("not a JSON object", path, n)
+        key = row.get("key")
+        if not (isinstance(key, str) and len(key) == 64
+                and all(c in "0123456789abcdef" for c in key)):
+            raise InputError("expected a cache key (64 hex digits)", path, n, field="key")
+        try:
+            value = loads_value(json.dumps(row.get("value")).encode("utf-8"))
+        except (ValueError, InputError):
+            raise InputError("not a JSON cache entry", path, n, field="value") from None
+        if row.get("sha256") != sha256_hex(dumps_value(value)):
+            raise InputError("sha256 does not match the value", path, n, field="sha256")
+        out[key] = value
+    if not out:
+        raise InputError("no answers in this file", path)
+    return out

@@ -10,6 +10,10 @@ embedding judge) uses :meth:`CacheLeases.try_claim_many` instead: it takes the f
 batch at once without waiting, and :meth:`CacheLeases.wait_any` waits, holding no lease, for the
 keys others hold. Two processes taking overlapping key sets therefore cannot deadlock.
 
+While the lease database refuses writes (a full disk), calls go ahead without a lease
+(:attr:`CacheLeases.leases_refused`): the cache keeps their answers in memory; only the sharing
+between processes is lost.
+
 :class:`CacheLeases` is the lease half of :class:`judge.cache.JudgeCache` (a base class): it
 uses the cache's ``mode``, ``directory``, ``get``, ``lease_ttl_s``, ``max_wait_s`` and
 ``_storage_error``, declared below.
@@ -70,6 +74,8 @@ class CacheLeases(abc.ABC):
     max_wait_s: float
     _leases: diskcache.Cache | None = None
     _owner: dict[str, Any]  # {"host", "pid"} of this process, set by JudgeCache
+    leases_refused: int = 0  # claims that went ahead without a lease (the database refused)
+    _lease_retry_at: float = 0.0  # until then, after a refusal, no lease is tried
 
     @abc.abstractmethod
     def get(self, key: str) -> Any | None:
@@ -132,10 +138,9 @@ class CacheLeases(abc.ABC):
             slots: bounds the leases this process holds at once (use one semaphore per judge
                 run, sized like its concurrency), so leases are held only by calls in flight.
 
-        Raises:
-            CacheStorageError: the lease database cannot be written (disk full…).
+        A lease database that refuses writes (disk full…) is skipped: the body runs at once.
         """
-        if self.mode != "read-write":
+        if self.mode != "read-write" or time.monotonic() < self._lease_retry_at:
             yield
             return
         deadline = time.monotonic() + self.max_wait_s
@@ -143,12 +148,17 @@ class CacheLeases(abc.ABC):
         while self.get(key) is None:
             if slots is not None:
                 await slots.acquire()
+            refused = False
             try:
                 token = self._try_lease(key)
+            except OSError:  # the lease database refused a write (disk full): no lease
+                refused = True
+                self.leases_refused += 1
+                self._lease_retry_at = time.monotonic() + 10.0
             finally:
                 if token is None and slots is not None:
                     slots.release()
-            if token is not None:
+            if token is not None or refused:
                 break
             if not await self._wait([key], deadline):
                 break  # waited max_wait_s: call anyway
@@ -284,9 +294,8 @@ class CacheLeases(abc.ABC):
         Yields:
             a :class:`LeaseSet`.
 
-        Raises:
-            CacheStorageError: the lease database cannot be written (disk full…); the leases
-                taken before are released.
+        A lease database that refuses writes (disk full…) is skipped: the first ``limit`` keys
+        are held without leases (the leases taken before are released).
         """
         limit = len(keys) if limit is None else max(1, limit)
         if self.mode != "read-write":
@@ -294,7 +303,13 @@ class CacheLeases(abc.ABC):
             return
         tokens: dict[str, str] = {}
         try:
-            leases = self._take_leases(keys, limit, tokens)
+            try:
+                leases = self._take_leases(keys, limit, tokens)
+            except OSError:  # the lease database refused a write (disk full): no lease
+                self.leases_refused += 1
+                self._release_many(tokens)
+                tokens.clear()
+                leases = LeaseSet(held=list(keys[:limit]), untried=list(keys[limit:]))
             renew = asyncio.ensure_future(self._renew_many(tokens)) if tokens else None
             try:
                 yield leases

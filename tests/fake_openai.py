@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 import json
 import random
 import re
@@ -100,6 +101,14 @@ class LoggedRequest:
     path: str
     body: dict[str, Any]
     response: str  # "ok", a fault name, or "rejected-format"
+    constraint: str = ""  # the structured-output field the server honoured ("" = none)
+    client_left_at: float | None = None  # the client closed the connection before the answer
+    answered_at: float | None = None  # the answer was ready and the client still there
+
+
+_CONN: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("conn")
+"""Per connection (each is its own task): ``eof`` — when the client closed it, if it did —
+and ``entry``, the logged request being answered on it."""
 
 
 @dataclass
@@ -111,8 +120,8 @@ class FakeServerConfig:
         fault_rate: share of responses replaced by a fault, spread evenly over ``faults``.
         faults: fault kinds to draw from.
         timeout_sleep_s: how long a "timeout" response stalls.
-        reject_formats: response_format types answered with HTTP 400 (``guided_json``: a
-            request carrying vLLM's ``guided_json`` field).
+        reject_formats: response_format types answered with HTTP 400 (``guided_json``,
+            ``structured_outputs``: a request carrying that vLLM field).
         seed: random seed of the fault draws.
         batch_drop_last: batch answers leave out their last gold item (a partial answer).
         echo_auth_status: when non-zero, every request is answered with this HTTP status and
@@ -138,6 +147,17 @@ class FakeServerConfig:
             load balancer).
         redirect: answer ``/v1/...`` with HTTP 307 to ``/v1/moved/...``, which is served as
             usual (a moved endpoint).
+        completion_tokens: when set, the completion tokens of each choice of a chat answer
+            as reported in ``usage`` (None: 20), the pairwise answer's rationale padded to 4
+            characters a token ("long answers"), and a request's ``max_tokens`` (or
+            ``max_completion_tokens``) honoured as a real server does: a longer answer is cut
+            at 4 characters a token of the limit, ``finish_reason`` ``length``, and ``usage``
+            reports the limit.
+        vllm_version: when set, the server is that vLLM: ``GET /version`` answers
+            ``{"version": …}`` (else HTTP 404), and its structured-output fields are honoured
+            as that version does — ``structured_outputs`` from 0.10.2, ``guided_json`` before
+            0.12.0, ``response_format`` always — the others ignored silently, as vLLM does.
+            Each logged request's ``constraint`` names the field honoured ("" = none).
 
     Every request's path and headers (lower-cased names) are kept in
     ``FakeOpenAIServer.headers_log``, in arrival order.
@@ -165,6 +185,8 @@ class FakeServerConfig:
     no_logprobs: bool = False
     set_cookie: str = ""
     redirect: bool = False
+    completion_tokens: int | None = None
+    vllm_version: str | None = None
 
 
 @dataclass
@@ -183,6 +205,7 @@ class FakeOpenAIServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread()
         self.headers_log: list[tuple[str, dict[str, str]]] = []
+        self.version_requests = 0
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -239,7 +262,24 @@ class FakeOpenAIServer:
 
     async def _connection(self, reader: asyncio.StreamReader,
                           writer: asyncio.StreamWriter) -> None:
-        """HTTP/1.1 with keep-alive: one request after another until the client closes."""
+        """HTTP/1.1 with keep-alive: one request after another until the client closes.
+
+        A request whose client closed the connection before its answer was ready (a client
+        that gave up and cancelled) is marked ``client_left_at`` in the log and gets no
+        answer: a server that aborts on disconnect (vLLM, SGLang) generates and bills nothing
+        more for it. An answer delivered to a client still there is marked ``answered_at``."""
+        conn: dict[str, Any] = {"eof": None, "entry": None}
+        _CONN.set(conn)
+        feed_eof = reader.feed_eof
+
+        def eof_seen() -> None:  # called by the protocol when the client closes
+            conn["eof"] = time.time()
+            entry = conn["entry"]
+            if entry is not None and entry.answered_at is None:
+                entry.client_left_at = conn["eof"]
+            feed_eof()
+
+        reader.feed_eof = eof_seen  # type: ignore[method-assign]
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -261,7 +301,7 @@ class FakeOpenAIServer:
                                         await self._route(method, path, body))
                 if self.config.set_cookie:
                     extra["set-cookie"] = self.config.set_cookie
-                if code == 0:  # the "hangup" fault: close the connection without a reply
+                if code == 0 or conn["eof"]:  # the "hangup" fault, or the client is gone
                     break
                 data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
                 ctype = extra.pop("content-type", "application/json")
@@ -292,9 +332,29 @@ class FakeOpenAIServer:
                 return self._rng.choice(self.config.faults)
         return "ok"
 
-    def _record(self, path: str, body: dict[str, Any], response: str) -> None:
+    def _record(self, path: str, body: dict[str, Any], response: str,
+                constraint: str = "") -> LoggedRequest:
+        entry = LoggedRequest(time.time(), path, body, response, constraint)
         with self._lock:
-            self.log.append(LoggedRequest(time.time(), path, body, response))
+            self.log.append(entry)
+        conn = _CONN.get(None)
+        if conn is not None:
+            conn["entry"] = entry
+        return entry
+
+    def _constraint(self, body: dict[str, Any]) -> str:
+        """The structured-output field this server honours in ``body`` ("" = none): as the
+        configured vLLM version does (``vllm_version``), else the first one present."""
+        fmt = (body.get("response_format") or {}).get("type") or ""
+        present = [f for f in ("structured_outputs", "guided_json") if f in body]
+        if fmt:
+            present.append(fmt)
+        if self.config.vllm_version is None:
+            return present[0] if present else ""
+        v = tuple(int(x) for x in self.config.vllm_version.split(".")[:3])
+        honoured = {"structured_outputs": v >= (0, 10, 2), "guided_json": v < (0, 12, 0),
+                    "json_schema": True, "json_object": True}
+        return next((f for f in present if honoured.get(f)), "")
 
     async def _route(self, method: str, path: str, body: dict[str, Any],
                      ) -> tuple[int, dict[str, Any] | bytes, dict[str, str]]:
@@ -308,16 +368,22 @@ class FakeOpenAIServer:
             return self.config.status_all, {"error": {
                 "message": self.config.status_message, "type": "invalid_request_error",
                 "code": "fake_error"}}, {}
+        if path.rstrip("/").endswith("/version"):  # vLLM's GET /version (not logged)
+            self.version_requests += 1
+            if self.config.vllm_version is None:
+                return 404, {"detail": "Not Found"}, {}
+            return 200, {"version": self.config.vllm_version}, {}
         if path.endswith("/embeddings"):
             return self._embeddings(path, body)
         if not path.endswith("/chat/completions"):
             self._record(path, body, "404")
             return 404, {"error": {"message": "unknown route"}}, {}
         fmt = (body.get("response_format") or {}).get("type")
-        if "guided_json" in body and "guided_json" in self.config.reject_formats:
-            self._record(path, body, "rejected-format")
-            return 400, {"error": {"message": "guided_json is not supported by this server",
-                                   "type": "invalid_request"}}, {}
+        for name in ("guided_json", "structured_outputs"):
+            if name in body and name in self.config.reject_formats:
+                self._record(path, body, "rejected-format")
+                return 400, {"error": {"message": f"{name} is not supported by this server",
+                                       "type": "invalid_request"}}, {}
         if fmt in self.config.reject_formats:
             self._record(path, body, "rejected-format")
             return 400, {"error": {"message": f"response_format type {fmt} is not supported "
@@ -329,9 +395,13 @@ class FakeOpenAIServer:
         shape = next((self.config.shapes[s] for s in (pred, *truths)
                       if s in self.config.shapes), None)
         kind = shape or self._draw()
-        self._record(path, body, kind)
+        entry = self._record(path, body, kind, self._constraint(body))
         if self.config.latency_s:
             await asyncio.sleep(self.config.latency_s)
+        conn = _CONN.get(None)
+        if conn is not None and conn["eof"]:  # the client gave up meanwhile: no answer
+            return 0, b"", {}
+        entry.answered_at = time.time()
         if kind == "429":
             return 429, {"error": {"message": "rate limited"}}, {"retry-after-ms": "20",
                                                                   "retry-after": "0"}
@@ -364,18 +434,28 @@ class FakeOpenAIServer:
             message = {"role": "assistant", "content": json.dumps({"scores": scores})}
         else:
             t = truths[0] if truths else ""
+            rationale = f"fake judge: {pred[:1]}/{t[:1]}"
+            if self.config.completion_tokens:  # a long answer: ~4 characters a token
+                rationale += " because" * max(0, (self.config.completion_tokens * 4 - 60) // 8)
             message = {"role": "assistant", "content": json.dumps(
-                {"score": self._planted(pred, t, body), "rationale":
-                 f"fake judge: {pred[:1]}/{t[:1]}"}, ensure_ascii=False)}
+                {"score": self._planted(pred, t, body), "rationale": rationale},
+                ensure_ascii=False)}
         n = int(body.get("n", 1) or 1)
         prompt_tokens = len(json.dumps(body.get("messages", []))) // 4
+        per_choice, finish = self.config.completion_tokens or 20, "stop"
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        if self.config.completion_tokens and isinstance(limit, int) and per_choice > limit:
+            # cut at the limit, as servers do
+            per_choice, finish = limit, "length"
+            if isinstance(message.get("content"), str):
+                message = {**message, "content": message["content"][:4 * limit]}
         reply: dict[str, Any] = {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": i, "message": message,
-                         "finish_reason": "stop"} for i in range(n)],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20 * n,
-                      "total_tokens": prompt_tokens + 20 * n},
+                         "finish_reason": finish} for i in range(n)],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": per_choice * n,
+                      "total_tokens": prompt_tokens + per_choice * n},
         }
         if dist is not None and body.get("logprobs") and not self.config.no_logprobs:
             for c in reply["choices"]:

@@ -155,7 +155,8 @@ def _label_records(path: Path) -> tuple[list[Record], str, float | None]:
     (one row per pair, ``LINE`` = the row's number there), their content sha256 (the file's
     bytes change as SQLite reorganises it; the labels do not), and the grade from which a
     graded database's labels count as a match."""
-    from judge.calibration.labelsdb import LabelsDB, content_sha256, is_labels_db
+    from judge.calibration.labelevents import content_sha256
+    from judge.calibration.labelsdb import LabelsDB, is_labels_db
 
     if not is_labels_db(path):
         return io.read_records(path), io.file_sha256(path), None
@@ -186,9 +187,13 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
     Raises:
         InputError: unreadable file; a missing pair side; a label that is neither a number nor
             a boolean, or an ``id`` that is a list or object (file, line and field named); a
-            pair string over ``max_chars``; graded labels without ``positive_threshold``; fewer
+            pair string over ``max_chars``; a ``positive_threshold`` that is not a finite number
+            (NaN, ±inf: field ``positive-threshold``); graded labels without it; fewer
             than two pairs; only one class after binarising (ROC-AUC would be undefined).
     """
+    if positive_threshold is not None and not math.isfinite(positive_threshold):
+        raise InputError(f"--positive-threshold must be a finite number, got "
+                         f"{positive_threshold}", field="positive-threshold")
     records, sha, stored_threshold = _label_records(Path(path))
     records = io.filter_records(records, io.parse_where(where))
     if positive_threshold is None:

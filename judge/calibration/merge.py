@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from judge import io
-from judge.calibration.labelsdb import LabelsDB, effective, is_labels_db
+from judge.calibration.labelevents import effective
+from judge.calibration.labelsdb import LabelsDB, is_labels_db
 from judge.errors import InputError
 from metrics import krippendorff_alpha
 
@@ -199,13 +200,15 @@ def read_reviews(paths: Sequence[Path]) -> Reviews:
         InputError: an unreadable file; a row without ``pred``, ``truth`` or a numeric
             ``label``, with a non-string ``reviewer``/``id``/``reviewed_at``/``note``, or a
             ``blind`` that is not true/false/null (a merged row: a list of them as long as
-            its labels) (file, line and field named).
+            its labels) (file, line and field named); a labels file with no label at all (an
+            empty file: a mistake, never read as "no labels").
     """
     latest: dict[tuple[PairKey, str], tuple[Review, int]] = {}
     superseded: list[str] = []
     reviewers: list[str] = []
     order = 0
     for path in paths:
+        before = order
         for key, review in _file_reviews(Path(path), superseded):
             order += 1
             if review.reviewer not in reviewers:
@@ -218,6 +221,8 @@ def read_reviews(paths: Sequence[Path]) -> Reviews:
                 if not newer:
                     continue
             latest[(key, review.reviewer)] = (review, order)
+        if order == before and not is_labels_db(Path(path)):
+            raise InputError("no labels in this file (it is empty)", path)
     pairs: dict[PairKey, list[Review]] = {}
     for (key, _), _ in sorted(latest.items(), key=lambda kv: kv[1][1]):
         pairs.setdefault(key, [])

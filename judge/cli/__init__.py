@@ -3,7 +3,8 @@
 One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrate`,
 :mod:`judge.cli.leaderboard`, :mod:`judge.cli.review` (the labelling app), :mod:`judge.cli.labels`,
 :mod:`judge.cli.runs` (audit, rescore, compare),
-:mod:`judge.cli.cache` (cache, tasks, version) — sharing :mod:`judge.cli.common` (consoles,
+:mod:`judge.cli.cache` (cache, tasks, version), :mod:`judge.cli.batches` (the Batch API's
+batches) — sharing :mod:`judge.cli.common` (consoles,
 exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
 ``calibrate``). Every bad input ends with one line ``simjudge: error: FILE:LINE: field 'x':
 what is wrong`` on stderr and exit status 2, with nothing written.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import typer
 
+from judge.cli.batches import batches_app
 from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
@@ -39,6 +41,7 @@ app.command("tasks")(tasks_command)
 app.command("version")(version_command)
 app.add_typer(cache_app, name="cache")
 app.add_typer(labels_app, name="labels")
+app.add_typer(batches_app, name="batches")
 
 
 @app.callback()

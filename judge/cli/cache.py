@@ -1,4 +1,4 @@
-"""``simjudge cache stats|clear``, ``simjudge tasks`` and ``simjudge version``."""
+"""``simjudge cache stats|clear|import``, ``simjudge tasks`` and ``simjudge version``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli.common import fail_storage, say
+from judge.cli.common import fail, fail_storage, say
 
 cache_app = typer.Typer(help="Inspect or clear the judge-call cache.", no_args_is_help=True)
 
@@ -40,6 +40,36 @@ def cache_clear(
     except OSError as exc:
         fail_storage(exc)
     say(f"removed {removed} entries from {cache.directory}")
+
+
+@cache_app.command("import")
+def cache_import(
+    files: Annotated[list[Path], typer.Argument(
+        help="Run directories, or their unstored_answers.jsonl files.")],
+    cache_dir: Annotated[Path | None, typer.Option(help="Cache directory.")] = None,
+) -> None:
+    """Store the answers a run kept because the cache refused them (a full disk): each line of
+    a run's unstored_answers.jsonl is checked (its sha256) before any is stored; then a rerun
+    pays for none of them. Exit status 2 for a bad file (file, line and field named), 1 when
+    the disk still refuses."""
+    from judge.cache import JudgeCache
+    from judge.errors import InputError
+    from judge.jsoncache import read_unstored
+
+    try:
+        entries = {k: v for f in files for k, v in read_unstored(
+            f / "unstored_answers.jsonl" if f.is_dir() else f).items()}
+    except InputError as exc:
+        fail(exc)
+    cache = JudgeCache(cache_dir)
+    try:
+        stored = cache.set_many(entries)
+    except InputError as exc:  # the directory cannot be opened for writing
+        fail(exc)
+    if cache.refused:
+        fail_storage(OSError(f"cannot write to the judge-call cache in {cache.directory}: "
+                             f"{cache.refused}; nothing was imported"))
+    say(f"stored {stored} answer(s) in {cache.directory}")
 
 
 def tasks_command() -> None:

@@ -8,12 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
+from judge.cli import batches as b
 from judge.cli import options as o
 from judge.cli.common import (
     err,
     fail,
     fail_storage,
     progress,
+    report_cache,
     report_stops,
     say,
     warnings_to_stderr,
@@ -79,7 +81,10 @@ def eval_command(
         "it; the run is written with the rest 'not attempted' (exit 1).")] = None,
     batch_api: Annotated[bool, typer.Option(
         help="openai: judges: send the calls through the OpenAI Batch API first (half price, "
-        "answers within 24 h); a killed run resumes its batch when rerun.")] = False,
+        "answers within 24 h), split within the limits below; a killed run resumes its "
+        "batches when rerun; see 'simjudge batches'.")] = False,
+    batch_max_requests: b.MaxRequests = 50_000, batch_max_bytes: b.MaxBytes = 200_000_000,
+    batch_queue_tokens: b.QueueTokens = None, cancel_stale: b.CancelStale = False,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
     task_flags: dict[str, Any] | None = None, judge_flags: dict[str, Any] | None = None,
 ) -> None:
@@ -116,7 +121,9 @@ def eval_command(
             context=context, bootstrap=bootstrap, seed=seed, cache_dir=cache_dir,
             cache_mode=cache_mode,  # type: ignore[arg-type]  # checked above
             out_dir=out_dir, overwrite=overwrite, dry_run=dry_run, max_usd=max_usd,
-            batch_api=batch_api, command=("simjudge", *sys.argv[1:]))
+            batch_api=b.limits(batch_api, batch_max_requests, batch_max_bytes,
+                               batch_queue_tokens, cancel_stale),
+            command=("simjudge", *sys.argv[1:]))
         with warnings_to_stderr(), progress() as factory:
             record = run_eval(config, factory)
     except (InputError, CacheMissError) as exc:
@@ -132,14 +139,15 @@ def eval_command(
     if isinstance(record, dict):  # --dry-run
         print_all(out, dry_run_summary(record))
         return
-    summary: Any = record.summary.to_row()
+    summary = record.summary
     print_all(out, eval_summary(summary))
     say(f"run written to {record.path}")
-    failed = sum(v for k, v in summary.get("outcomes", {}).items() if k != "ok")
+    failed = sum(v for k, v in summary.outcomes.items() if k != "ok")
     failed += (summary.get("panel") or {}).get("undecided", 0)
-    stopped = summary.get("stopped_early") or []
+    stopped = summary.stopped_early
     report_stops(stopped)
-    if failed or stopped:
+    refused = report_cache(summary, record.path)
+    if failed or stopped or refused:
         if failed:
             err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
                       highlight=False)

@@ -60,6 +60,10 @@ Prices = Annotated[Path | None, typer.Option(
     help="TOML price table (USD per 1M tokens) replacing the dated default.")]
 Http = Annotated[str, typer.Option(
     help="openai: HTTP transport: auto (aiohttp when installed), aiohttp or httpx.")]
+StructuredField = Annotated[str, typer.Option(
+    help="vllm: judges: the structured-output request field: auto (by each server's GET "
+    "/version: structured_outputs from vLLM 0.10.2, guided_json before, response_format "
+    "json_schema when unknown), structured_outputs, guided_json or response_format.")]
 StructuredMethod = Annotated[str | None, typer.Option(
     help="langchain: judges: with_structured_output method (json_schema, function_calling, "
     "json_mode).")]
@@ -76,7 +80,8 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                   decoding_seed: int | None, max_tokens: int | None, samples: int,
                   timeout: float, max_retries: int, stop_after: int, threads: int | None,
                   prices: Path | None, http: str, structured_method: str | None,
-                  score_mode: str = "verbal", opposite_guard: bool = True) -> Any:
+                  score_mode: str = "verbal", opposite_guard: bool = True,
+                  structured_field: str = "auto") -> Any:
     """The :class:`judge.judges.options.JudgeOptions` of the command-line judge flags (each checked;
     the first bad one raises :class:`InputError` naming its flag)."""
     from judge.judges.options import JudgeOptions
@@ -94,7 +99,7 @@ def judge_options(*, base_url: str | None, api_key_env: str, scorer: str, concur
                         prices=load_prices(prices), method=structured_method, http=http,
                         stop_after=stop_after, threads=threads,
                         score_mode=score_mode,  # type: ignore[arg-type]  # checked by it
-                        opposite_guard=opposite_guard)
+                        opposite_guard=opposite_guard, structured_field=structured_field)
 
 
 JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {
@@ -106,7 +111,7 @@ JUDGE_FLAGS: dict[str, tuple[Any, Any]] = {
     "max_tokens": (MaxTokens, None), "samples": (Samples, 1), "timeout": (Timeout, 60.0),
     "max_retries": (MaxRetries, 2), "stop_after": (StopAfter, 8), "threads": (Threads, None),
     "opposite_guard": (OppositeGuard, True), "prices": (Prices, None), "http": (Http, "auto"),
-    "structured_method": (StructuredMethod, None),
+    "structured_method": (StructuredMethod, None), "structured_field": (StructuredField, "auto"),
 }
 """The judge flags shared by ``eval`` and ``calibrate``: parameter name → (annotated type,
 default). :func:`with_judge_flags` adds them to a command; :func:`judge_options` reads them."""

@@ -71,12 +71,14 @@ def review_command(
     shows a share of pairs to two of them, and Krippendorff's α is shown live). Prints the URL
     and serves until Ctrl-C. Exit status 2 on bad input, before any judge call.
     """
-    from judge.calibration.labelsdb import LabelsDB, Scale
+    from judge.calibration.labelevents import Scale
+    from judge.calibration.labelsdb import LabelsDB
     from judge.cli.common import progress
     from judge.pipeline.checks import check_cache_mode, check_max_chars, check_min
     from judge.review.launch import load_population, serve
+    from judge.review.options import QUEUE_NAMES, ReviewOptions
     from judge.review.population import QUEUES, source_kind
-    from judge.review.session import QUEUE_NAMES, ReviewOptions, ReviewSession
+    from judge.review.session import ReviewSession
     from metrics import OBJECTIVES
 
     try:

@@ -7,11 +7,12 @@ too (structural typing).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from judge.cache import JudgeCache
+from judge.judges.budget import Budget
 from judge.record.verdictlog import VerdictLog
 from judge.verdict import Verdict
 
@@ -66,14 +67,18 @@ class JudgeContext:
         early_stops: remote judges' early-stop state for this run, by judge id
             (:class:`judge.judges.failures.EarlyStop`; a stopped one carries its reason).
         panel: what a panel judging in this context recorded (empty otherwise).
-        max_usd: the run's budget in USD (``--max-usd``; None = none): an LLM judge makes no
-            call whose estimated cost (:mod:`judge.judges.llm.costs`) would take the spent plus the
-            reserved USD over it, and stops (its remaining pairs "not attempted").
-        reserved_usd: estimated USD of the calls in flight (kept by the judges).
+        max_usd: the run's budget in USD (``--max-usd``; None = none): an LLM judge starts no
+            call whose worst case (:mod:`judge.judges.llm.costs`) would take the spent plus the
+            in-flight worst cases over it (:mod:`judge.judges.budget`), and stops when even an
+            idle run could not afford it (its remaining pairs "not attempted").
+        budget: the :class:`judge.judges.budget.Budget` of ``max_usd`` (made from it when not
+            given; pass the run's own to a second context — the swap probe — to share it).
         batch: answers fetched through a provider's Batch API for this run (``--batch-api``,
             :mod:`judge.judges.llm.batchapi`), by cache key: a ``CallResult``, or the
-            ``TransportError`` of a batch request that failed; an LLM judge uses them instead
-            of calling.
+            ``TransportError`` of a batch request that failed (its ``outcome`` attribute, if
+            any, names the verdict's outcome); an LLM judge uses them instead of calling. A
+            ``--batch-api`` run keeps them on disk
+            (:class:`judge.judges.llm.batchanswers.BatchAnswers`).
         verdict_log: where the matching tasks log their verdict rows
             (:class:`judge.record.verdictlog.VerdictLog`; ``simjudge eval`` gives a spool file so
             a large run's verdicts are not held in memory); None = a new in-memory log.
@@ -87,9 +92,13 @@ class JudgeContext:
     early_stops: dict[str, Any] = field(default_factory=dict)
     panel: PanelState = field(default_factory=PanelState)
     max_usd: float | None = None
-    reserved_usd: float = 0.0
-    batch: dict[str, Any] = field(default_factory=dict)
+    budget: Budget | None = None
+    batch: MutableMapping[str, Any] = field(default_factory=dict)
     verdict_log: VerdictLog | None = None
+
+    def __post_init__(self) -> None:
+        if self.budget is None and self.max_usd is not None:
+            self.budget = Budget(self.max_usd, self.stats)
 
     def advance(self, n: int = 1) -> None:
         """Report ``n`` finished units to the progress callback, if any."""

@@ -244,12 +244,16 @@ class EarlyStop:
         return (f"not attempted: run stopped after {self.streak} consecutive calls failed "
                 f"with {self.cause}")
 
-    def stop_for_budget(self, max_usd: float) -> None:
-        """Stop the judge because its next call would exceed the run's budget (``--max-usd``)."""
+    def stop_for_budget(self, max_usd: float, spent_usd: float = 0.0,
+                        worst_usd: float = 0.0) -> None:
+        """Stop the judge because its next call could take the run over its budget
+        (``--max-usd``): ``spent_usd`` so far plus that call's worst case ``worst_usd``
+        (:mod:`judge.judges.budget`) exceed ``max_usd``."""
         if self.reason is None:
             self.cause = "budget"
-            self.reason = (f"budget: the next call would take the run over --max-usd "
-                           f"{max_usd:g} USD")
+            self.reason = (f"budget: the next call could take the run over --max-usd "
+                           f"{max_usd:g} USD (spent {spent_usd:.4f} USD; the call's worst case "
+                           f"{worst_usd:.4f} USD)")
 
     def summary(self) -> dict[str, Any]:
         """The ``summary.json`` entry of a stopped judge."""

@@ -31,8 +31,9 @@ What it holds:
 
 Left out because they never change a score: concurrency, rpm/tpm, timeouts, retries, the
 early-stop count, the HTTP transport, BLAS threads, prices, the output mode a server fell back
-to during a run, the API key's variable name (a key's *value* never reaches any of this: a
-setting named like a credential is dropped, and an ``sk-…`` token, a ``Bearer`` value or a key
+to during a run, the server versions a ``vllm:`` judge read (they choose that mode), the API
+key's variable name (a key's *value* never reaches any of this: a setting named like a
+credential is dropped, and an ``sk-…`` token, a ``Bearer`` value or a key
 variable's value is masked, :func:`judge.redact.redact`), the cache
 directory, and a panel's τ (the very thing a calibration chooses).
 """
@@ -52,7 +53,7 @@ from judge.judges.base import Judge
 NOT_SCORING = frozenset({
     "concurrency", "rpm", "tpm", "timeout_s", "max_retries", "stop_after", "http", "threads",
     "api_key_env", "price_usd_per_1m", "output_mode", "tau", "members", "path",
-    "calibration", "opposite_guard",
+    "calibration", "opposite_guard", "server_versions",
 })
 """``describe()`` fields left out of an identity: settings that do not change scores, and those
 replaced by a normalised form (``members``, ``calibration``, ``opposite_guard``)."""

@@ -62,7 +62,8 @@ class JudgeEntry(BaseModel):
             a model name, ``PROVIDER:MODEL``, a file path); absent for backends without one.
         base_url (one URL, or a list of replicas' URLs: balanced with failover), api_key_env,
         scorer, concurrency, rpm, tpm, timeout_s, max_retries, params,
-        method, max_batch, http, stop_after, threads, score_mode, opposite_guard: as
+        method, max_batch, http, stop_after, threads, score_mode, opposite_guard,
+        structured_field: as
         :class:`judge.judges.options.JudgeOptions`
         (absent = the command line's value; ``stop_after`` = consecutive fatal failures after
         which the judge stops, 0 = never; ``threads`` = the ``local`` judge's BLAS threads;
@@ -90,6 +91,7 @@ class JudgeEntry(BaseModel):
     threads: int | None = None
     score_mode: str | None = None
     opposite_guard: bool | None = None
+    structured_field: str | None = None
 
     @field_validator("base_url", mode="before")
     @classmethod

@@ -52,6 +52,9 @@ class JudgeOptions:
         opposite_guard: the ``local`` judge caps short pairs that differ by an opposite term
             (:mod:`judge.judges.embedding.opposites`; default True, False = the calibrated cosine
             alone).
+        structured_field: ``vllm:`` judges' structured-output request field: ``auto`` (by each
+            server's ``GET /version``), ``structured_outputs``, ``guided_json`` or
+            ``response_format`` (:mod:`judge.judges.llm.servers`).
     """
 
     base_url: str | None = None
@@ -72,6 +75,7 @@ class JudgeOptions:
     threads: int | None = None
     score_mode: ScoreMode = "verbal"
     opposite_guard: bool = True
+    structured_field: str = "auto"
 
     def __post_init__(self) -> None:
         """Check every setting (types and ranges) before any judge is built or called.
@@ -87,6 +91,8 @@ class JudgeOptions:
 ScoreMode = Literal["verbal", "logprob"]
 """Values of ``score_mode``."""
 SCORE_MODES: tuple[str, ...] = get_args(ScoreMode)
+STRUCTURED_FIELDS = ("auto", "structured_outputs", "guided_json", "response_format")
+"""Values of ``structured_field`` (as :data:`judge.judges.llm.servers.STRUCTURED_FIELDS`)."""
 METHODS = ("json_schema", "function_calling", "json_mode")
 """LangChain ``with_structured_output`` methods accepted by ``method``."""
 
@@ -97,7 +103,8 @@ OPTION_FLAGS = {"concurrency": "--concurrency", "max_batch": "--max-batch", "rpm
                 "params.temperature": "--temperature", "params.max_tokens": "--max-tokens",
                 "params.seed": "--decoding-seed", "stop_after": "--stop-after",
                 "threads": "--threads", "score_mode": "--score-mode",
-                "opposite_guard": "--no-opposite-guard"}
+                "opposite_guard": "--no-opposite-guard",
+                "structured_field": "--structured-field"}
 """Command-line flag of each :class:`JudgeOptions` setting (named in error messages)."""
 _CREDENTIAL_NAME = re.compile(
     r"(^|_)(api_?key|key|token|access_?token|auth_?token|secret|client_?secret|password|passwd"
@@ -158,7 +165,8 @@ def validate_options(o: JudgeOptions) -> None:
     depth, ``score_mode`` one of :data:`SCORE_MODES`, ``n`` and ``max_tokens`` integers
     >= 1, ``temperature`` a number >= 0, ``top_p`` in
     (0, 1], ``seed`` an integer; ``method`` None or one of :data:`METHODS`; ``judge_id`` None or
-    a non-empty string; ``http`` one of ``auto``, ``aiohttp``, ``httpx``.
+    a non-empty string; ``http`` one of ``auto``, ``aiohttp``, ``httpx``; ``structured_field``
+    one of :data:`STRUCTURED_FIELDS`.
 
     Raises:
         InputError: the first violation (field named; never echoes a suspected key).
@@ -222,6 +230,9 @@ def validate_options(o: JudgeOptions) -> None:
     if o.score_mode not in SCORE_MODES:
         raise _bad("score_mode", f"must be one of {', '.join(SCORE_MODES)}, got "
                                  f"{o.score_mode!r}")
+    if o.structured_field not in STRUCTURED_FIELDS:
+        raise _bad("structured_field", f"must be one of {', '.join(STRUCTURED_FIELDS)}, got "
+                                       f"{o.structured_field!r}")
     if not _is_int(o.stop_after) or o.stop_after < 0:
         raise _bad("stop_after", f"must be an integer >= 0 (0 = never stop), "
                                  f"got {o.stop_after!r}")

@@ -176,7 +176,7 @@ def _openai_flavour(flavour: str) -> Callable[[str, str, JudgeOptions], Judge]:
                              "balanced)", field="base_url")
         return OpenAIJudge(judge_id, _llm_config(arg, o), api_key_env=o.api_key_env,
                            timeout_s=o.timeout_s, max_retries=o.max_retries, http=o.http,
-                           flavour=flavour)
+                           flavour=flavour, structured_field=o.structured_field)
 
     return build
 
@@ -235,8 +235,8 @@ REGISTRY: dict[str, Backend] = {b.name: b for b in (
             "OpenAI or any OpenAI-compatible server (--base-url A,B: several, balanced)",
             ("base_url", "api_key_env", "http", *_PROMPT_OPTIONS)),
     Backend("vllm", _openai_flavour("vllm"), "MODEL", "a model name", "chat model on vLLM "
-            "server(s): guided_json structured output", ("base_url", "api_key_env", "http",
-                                                         *_PROMPT_OPTIONS)),
+            "server(s): the structured-output field of each server's version",
+            ("base_url", "api_key_env", "http", "structured_field", *_PROMPT_OPTIONS)),
     Backend("sglang", _openai_flavour("sglang"), "MODEL", "a model name", "chat model on "
             "SGLang server(s): response_format json_schema", ("base_url", "api_key_env", "http",
                                                              *_PROMPT_OPTIONS)),

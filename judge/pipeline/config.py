@@ -12,6 +12,7 @@ from typing import Any
 
 from judge.cache import CacheMode
 from judge.items import DEFAULT_MAX_CHARS
+from judge.judges.llm.batchstate import BatchLimits
 from judge.judges.panel import Vote
 
 
@@ -59,7 +60,8 @@ class EvalConfig:
         out_dir: the run directory to write (None: write nothing); overwrite: replace it.
         dry_run: estimate requests, tokens and USD; call and write nothing.
         max_usd: budget in USD for LLM judges (> 0); batch_api: ``openai:`` judges through the
-            Batch API.
+            Batch API (True, or a :class:`~judge.judges.llm.batchstate.BatchLimits` with the
+            split and pacing limits).
         command: the command line, recorded in ``config.json``.
     """
 
@@ -93,5 +95,5 @@ class EvalConfig:
     overwrite: bool = False
     dry_run: bool = False
     max_usd: float | None = None
-    batch_api: bool = False
+    batch_api: bool | BatchLimits = False
     command: Sequence[str] = ()

@@ -18,6 +18,7 @@ from judge.cache import JudgeCache
 from judge.errors import InputError
 from judge.items import Item
 from judge.judges.base import Judge, JudgeContext
+from judge.judges.llm.batchstate import BatchLimits
 from judge.judges.llm.endpoints import endpoint_summary
 from judge.pipeline.uncertainty import bootstrap_cis, joint_tau_cis
 from judge.record.config import SCHEMA_VERSION
@@ -40,7 +41,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                     config_extra: Mapping[str, Any] | None = None,
                     progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                     seed: int = 0, swap: float = 0.0,
-                    max_usd: float | None = None, batch_api: bool = False,
+                    max_usd: float | None = None, batch_api: bool | BatchLimits = False,
                     run_dir: Path | None = None) -> tuple[RunRecord, Judged]:
     """:func:`run_evaluation`, also returning the task's :class:`~judge.tasks.base.Judged`
     (verdict objects and similarity matrices, for the Python API)."""
@@ -55,23 +56,30 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                        verdict_log=VerdictLog.spool(spool_dir, run_dir))  # streamed to disk
     batches = None
     if batch_api:  # the openai: judges' answers first, through the Batch API
-        from judge.judges.llm.batchapi import batch_judges, fetch_batches
+        from judge.judges.llm.batchapi import batch_judges, fetch_batches, release
 
         chosen = batch_judges(judge, cache.mode)
         groups = [(c, p) for c, p in task.judge_requests(items, params) if p]
-        batches = aio.run(fetch_batches(chosen, groups, ctx))
+        limits = batch_api if isinstance(batch_api, BatchLimits) else None
+        batches = aio.run(fetch_batches(chosen, groups, ctx, limits=limits,
+                                        progress_factory=progress_factory))
     if judge is not None and progress_factory is not None:
         ctx.progress = progress_factory(task.work_units(items, judge), ctx.stats)
     judged = aio.run(task.judge(items, judge, ctx, params))
+    if batches is not None:
+        release(ctx)  # the fetched answers' scratch file
     probes = _probes(task, judge, judged, ctx, params, swap, bootstrap, seed, progress_factory)
+    unstored = _unstored(cache)
+    if unstored:  # answers the cache refused (disk full): kept in the run, none lost
+        judged.extra_jsonl[UNSTORED_FILE] = unstored
     matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
     if matched is not None:
         matched(len(items))
     summary: dict[str, Any] = {
         "task": task.name, "n_items": len(items), "metrics": metrics,
-        "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed)
-        if rows else {},
+        "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed,
+                                   resample=task.resampled) if rows else {},
         "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
         "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
         "cost_usd": round(ctx.stats.cost_usd, 6), **judged.accounting,
@@ -80,6 +88,7 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         "wall_s": round(time.perf_counter() - t0, 6),
         **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
+        **_budget_summary(ctx), **cache.storage_summary(),
     }
     config: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -95,6 +104,30 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
                                        "verdicts": judged.log,
                                        "extra": judged.extra_jsonl})
     return record, judged
+
+
+UNSTORED_FILE = "unstored_answers.jsonl"
+"""The run file of the answers the cache refused (:func:`judge.jsoncache.unstored_rows`)."""
+
+
+def _unstored(cache: JudgeCache) -> list[dict[str, Any]]:
+    """The rows of :data:`UNSTORED_FILE`: the answers the cache still refuses after one more
+    try (:meth:`judge.cache.JudgeCache.flush`); [] when it holds none."""
+    from judge.jsoncache import unstored_rows
+
+    if not cache.unstored:
+        return []
+    cache.flush()
+    return unstored_rows(cache.unstored)
+
+
+def _budget_summary(ctx: JudgeContext) -> dict[str, Any]:
+    """``{"budget": …}`` (:meth:`judge.judges.budget.Budget.summary`) of a run with
+    ``--max-usd``; {} without."""
+    if ctx.budget is None:
+        return {}
+    skipped = sum(s.not_attempted for s in ctx.early_stops.values() if s.cause == "budget")
+    return {"budget": ctx.budget.summary(skipped)}
 
 
 def check_probes(task: Task, judge: Judge | None, swap: float) -> None:
@@ -131,7 +164,7 @@ def _probes(task: Task, judge: Judge | None, judged: Judged, ctx: JudgeContext,
         judged.extra_jsonl["repeat_probe.jsonl"] = rows
     if swap > 0:
         pctx = JudgeContext(cache=ctx.cache, context=params.context, stats=ctx.stats,
-                            max_usd=ctx.max_usd,
+                            max_usd=ctx.max_usd, budget=ctx.budget,
                             early_stops=ctx.early_stops)
         if progress_factory is not None:
             n = len(sample_keys(list(forward_scores(judged.rows())), swap, seed))
@@ -164,7 +197,7 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
                    progress_factory: ProgressFactory | None = None, bootstrap: int = 1000,
                    seed: int = 0, swap: float = 0.0,
                    tau_samples: Sequence[float] | None = None,
-                   max_usd: float | None = None, batch_api: bool = False,
+                   max_usd: float | None = None, batch_api: bool | BatchLimits = False,
                    run_dir: Path | None = None) -> RunRecord:
     """Judge (when the task uses a judge) and score ``items``; write nothing.
 
@@ -191,8 +224,10 @@ def run_evaluation(items: Sequence[Item], task: Task | str, judge: Judge | None,
             exceed it (:class:`judge.judges.base.JudgeContext`), their remaining pairs "not
             attempted"; None = no budget.
         batch_api: send the ``openai:`` judges' calls through the provider's Batch API first
-            (``--batch-api``, :mod:`judge.judges.llm.batchapi`; resumable, half price);
-            ``summary.batch_api`` says per judge what the batch did.
+            (``--batch-api``, :mod:`judge.judges.llm.batchapi`; resumable, half price); a
+            :class:`~judge.judges.llm.batchstate.BatchLimits` sets how requests are split
+            into batches and paced (True: OpenAI's limits); ``summary.batch_api`` says per
+            judge what its batches did.
         run_dir: the run directory to be written, if known: the verdicts stream to a spool
             file in its parent (else the temporary directory; a failed write is that run's).
 
@@ -234,5 +269,5 @@ def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequenc
         return done[0]
 
     record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
-        rows_at, task.metrics_from_rows, len(record.item_rows()), tau_samples, bootstrap,
-        seed)
+        rows_at, task.metrics_from_rows, len(record.items), tau_samples, bootstrap, seed,
+        resample=task.resampled)

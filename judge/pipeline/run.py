@@ -214,7 +214,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     from judge.pipeline.checks import check_cache_mode
     from judge.pipeline.dryrun import check_budget, dry_run
     from judge.pipeline.taufile import tau_samples
-    from judge.record.atomic import prepare_out_dir
+    from judge.record.atomic import RunWriteError, prepare_out_dir
 
     task = get_task(config.task)
     if not 0.0 <= config.tau <= 1.0:  # NaN included
@@ -244,7 +244,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
                     options=options)
     if config.dry_run:  # estimate, call nothing, write nothing
         return dry_run(task, judge, items, params, JudgeCache(config.cache_dir, "read-only"),
-                       batch_api=config.batch_api), None
+                       batch_api=bool(config.batch_api)), None
     extra, copy = provenance(config, task, options, calibration)
     if config.out_dir is not None:
         prepare_out_dir(Path(config.out_dir), config.overwrite)  # before any judge call
@@ -264,8 +264,15 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
         if copy is not None:
             files[INPUT_FILE] = _writer(copy)
         written = progress_factory(1, None, "writing") if progress_factory else None
-        record.path = write_run(record, Path(config.out_dir), config.overwrite,
-                                renderers=files)
+        try:
+            record.path = write_run(record, Path(config.out_dir), config.overwrite,
+                                    renderers=files)
+        except RunWriteError as exc:
+            held = (record.summary.to_row().get("cache_refused") or {}).get("unstored")
+            if not held:
+                raise
+            raise RunWriteError(f"{exc}; except the {held} answer(s) the cache had refused "
+                                "too, which are lost") from exc
         if written is not None:
             written(1)
     return record, judged

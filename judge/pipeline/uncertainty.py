@@ -7,8 +7,12 @@
   metric with a 95 % percentile interval, both runs resampled with the **same** item indices in
   every replicate (a paired bootstrap: item difficulty cancels out).
 
-Both take the task's ``metric_fn`` (:meth:`judge.tasks.base.Task.metrics_from_rows`: item rows
-→ ``{metric: value}``), so the intervals are of the very numbers the run reports. The resampling
+Both take the task's ``metric_fn`` (:meth:`judge.tasks.base.Task.metrics_from_rows`: typed item
+rows → ``{metric: value}``), so the intervals are of the very numbers the run reports. The rows
+are the task's typed rows, made once (the run's own, or its re-scored ones); with ``resample``
+(:meth:`judge.tasks.base.Task.resampled`) the task reads what its metrics need from them once
+and each resample indexes that (selection: arrays), else each resample is a list of references
+to the rows. The resampling
 is the nonparametric percentile bootstrap (Efron & Tibshirani, *An Introduction to the
 Bootstrap*, 1993, ch. 13): :func:`metrics.bootstrap_indices` draws the indices,
 :func:`metrics.percentile_ci` takes the 2.5th and 97.5th percentiles.
@@ -17,19 +21,31 @@ Bootstrap*, 1993, ch. 13): :func:`metrics.bootstrap_indices` draws the indices,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from metrics import bootstrap_indices, percentile_ci
 
-Rows = Sequence[Mapping[str, Any]]
-MetricFn = Callable[[Rows], Mapping[str, float]]
+R = TypeVar("R")
+"""An item row (a task's row model, :mod:`judge.record.itemrows`)."""
+MetricFn = Callable[[Sequence[R]], Mapping[str, float]]
 """``rows -> {metric name: value}``: a task's dataset metrics recomputed from item rows."""
+Resample = Callable[[Sequence[R]], Callable[[NDArray[np.intp]], Mapping[str, float]]]
+"""``rows -> (idx -> metric_fn([rows[i] for i in idx]))``, preparing the rows once
+(:meth:`judge.tasks.base.Task.resampled`)."""
 
 
-def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int = 0,
-                  ) -> dict[str, Any]:
+def _resampler(metric_fn: MetricFn[R], rows: Sequence[R], resample: Resample[R] | None,
+               ) -> Callable[[NDArray[np.intp]], Mapping[str, float]]:
+    if resample is not None:
+        return resample(rows)
+    return lambda idx: metric_fn([rows[i] for i in idx])
+
+
+def bootstrap_cis(metric_fn: MetricFn[R], rows: Sequence[R], n_boot: int = 1000,
+                  seed: int = 0, *, resample: Resample[R] | None = None) -> dict[str, Any]:
     """95 % percentile bootstrap intervals of each dataset metric (resampling items).
 
     Args:
@@ -37,6 +53,8 @@ def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int
         rows: the run's item rows (one per item).
         n_boot: resamples, >= 0 (0 = no intervals).
         seed: seed of the resampling (the same seed gives the same intervals).
+        resample: the task's prepared resample metrics (:data:`Resample`); None = call
+            ``metric_fn`` on each resample's rows.
 
     Returns:
         ``{"resamples": n, "seed": s, "ci95": {metric: [low, high]}}``; ``resamples`` 0 and no
@@ -45,16 +63,17 @@ def bootstrap_cis(metric_fn: MetricFn, rows: Rows, n_boot: int = 1000, seed: int
     if n_boot <= 0 or len(rows) < 2:
         return {"resamples": 0, "seed": seed, "ci95": {}}
     reps: dict[str, list[float]] = {}
+    metrics_of = _resampler(metric_fn, rows, resample)
     for idx in bootstrap_indices(len(rows), n_boot, seed):
-        for k, v in metric_fn([rows[i] for i in idx]).items():
+        for k, v in metrics_of(idx).items():
             reps.setdefault(k, []).append(v)
     return {"resamples": n_boot, "seed": seed,
             "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
 
-def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items: int,
-                  tau_samples: Sequence[float], n_boot: int = 1000, seed: int = 0
-                  ) -> dict[str, Any]:
+def joint_tau_cis(rows_at: Callable[[float], Sequence[R]], metric_fn: MetricFn[R], n_items: int,
+                  tau_samples: Sequence[float], n_boot: int = 1000, seed: int = 0, *,
+                  resample: Resample[R] | None = None) -> dict[str, Any]:
     """95 % percentile intervals of each dataset metric that carry τ's uncertainty too: resample
     b draws the items with replacement (:func:`metrics.bootstrap_indices`, as
     :func:`bootstrap_cis` with the same seed) *and* a τ*_b uniformly from ``tau_samples`` (the
@@ -67,6 +86,7 @@ def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items
         n_items: items in the run.
         tau_samples: bootstrap τ̂ values in [0, 1] from ``simjudge calibrate`` (non-empty).
         n_boot: resamples, >= 0 (0 = no intervals); seed: their seed.
+        resample: as in :func:`bootstrap_cis` (prepared once per distinct τ*).
 
     Returns:
         ``{"resamples", "seed", "tau_samples" (how many), "distinct_taus", "ci95": {metric:
@@ -85,20 +105,21 @@ def joint_tau_cis(rows_at: Callable[[float], Rows], metric_fn: MetricFn, n_items
                 "distinct_taus": 0, "ci95": {}}
     rng = np.random.default_rng([seed, 1])
     taus = [float(tau_samples[i]) for i in rng.integers(0, len(tau_samples), n_boot)]
-    at: dict[float, Rows] = {}
+    at: dict[float, Callable[[NDArray[np.intp]], Mapping[str, float]]] = {}
     reps: dict[str, list[float]] = {}
     for t, idx in zip(taus, bootstrap_indices(n_items, n_boot, seed), strict=True):
-        rows = at.get(t)
-        if rows is None:
-            rows = at[t] = rows_at(t)
-        for k, v in metric_fn([rows[i] for i in idx]).items():
+        metrics_of = at.get(t)
+        if metrics_of is None:
+            metrics_of = at[t] = _resampler(metric_fn, rows_at(t), resample)
+        for k, v in metrics_of(idx).items():
             reps.setdefault(k, []).append(v)
     return {"resamples": n_boot, "seed": seed, "tau_samples": len(tau_samples),
             "distinct_taus": len(at), "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
 
-def paired_bootstrap(metric_fn: MetricFn, rows_a: Rows, rows_b: Rows, n_boot: int = 1000,
-                     seed: int = 0) -> dict[str, dict[str, Any]]:
+def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequence[R],
+                     n_boot: int = 1000, seed: int = 0, *, resample: Resample[R] | None = None,
+                     ) -> dict[str, dict[str, Any]]:
     """B − A for each metric with a paired 95 % bootstrap interval.
 
     Args:
@@ -106,6 +127,7 @@ def paired_bootstrap(metric_fn: MetricFn, rows_a: Rows, rows_b: Rows, n_boot: in
         rows_a, rows_b: item rows of the two runs, **aligned** (same items in the same order).
         n_boot: resamples, >= 0 (0 = no interval).
         seed: seed of the resampling.
+        resample: as in :func:`bootstrap_cis` (each run's rows prepared once).
 
     Returns:
         metric → ``{"a", "b", "diff", "ci95": [low, high]}`` (``[None, None]`` without
@@ -119,9 +141,10 @@ def paired_bootstrap(metric_fn: MetricFn, rows_a: Rows, rows_b: Rows, n_boot: in
     base_a, base_b = metric_fn(rows_a), metric_fn(rows_b)
     diffs: dict[str, list[float]] = {k: [] for k in base_a}
     if n_boot > 0 and len(rows_a) >= 2:
+        of_a = _resampler(metric_fn, rows_a, resample)
+        of_b = _resampler(metric_fn, rows_b, resample)
         for idx in bootstrap_indices(len(rows_a), n_boot, seed):
-            ma = metric_fn([rows_a[i] for i in idx])
-            mb = metric_fn([rows_b[i] for i in idx])
+            ma, mb = of_a(idx), of_b(idx)
             for k in diffs:
                 diffs[k].append(mb[k] - ma[k])
     return {k: {"a": base_a[k], "b": base_b[k], "diff": base_b[k] - base_a[k],

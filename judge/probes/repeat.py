@@ -23,6 +23,7 @@ from judge.errors import InputError
 from judge.judges.base import Judge
 from judge.judges.panel import Panel
 from judge.probes.stats import repeat_summary
+from judge.record.proberows import RepeatProbeRow
 
 METHOD = "repeats@v1"
 
@@ -110,7 +111,8 @@ def repeat_probe(verdict_rows: Iterable[Mapping[str, Any]], judge: Repeats, tau:
         samples.append(ok)
         sd = float(sum((x - sum(ok) / len(ok)) ** 2 for x in ok) / (len(ok) - 1)) ** 0.5 \
             if len(ok) >= 2 else None
-        rows.append({"item_id": iid, "pred": p, "truth": t, "scores": scores, "sd": sd,
-                     "flip": len({x > tau for x in ok}) > 1 if len(ok) >= 2 else None})
+        rows.append(RepeatProbeRow(
+            item_id=iid, pred=p, truth=t, scores=scores, sd=sd,
+            flip=len({x > tau for x in ok}) > 1 if len(ok) >= 2 else None).to_row())
     return rows, {"repeats": judge.repeats, "failed_samples": failed,
                   **repeat_summary(samples, tau, n_boot, seed)}

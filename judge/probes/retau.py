@@ -11,9 +11,15 @@ equals the run's ``summary.probes``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from judge.errors import InputError
 from judge.probes.stats import repeat_summary, swap_summary
+from judge.record.proberows import RepeatProbeRow, SwapProbeRow
+
+M = TypeVar("M", bound=BaseModel)
 
 _SWAP_KEEP = ("fraction", "seed", "sampled", "of_pairs", "failed")
 _REPEAT_KEEP = ("repeats", "failed_samples")
@@ -36,20 +42,44 @@ def probes_at(stored: Mapping[str, Any], extra: Mapping[str, Sequence[Mapping[st
     Returns:
         ``{"swap": ..., "repeat": ...}`` for the probes the run has (both keyed like
         ``summary.probes``, plus ``tau``); {} when it has none.
+
+    Raises:
+        InputError: a probe row that is not a valid :class:`SwapProbeRow` /
+            :class:`RepeatProbeRow` (file, row and field named).
     """
     out: dict[str, Any] = {}
     swap = stored.get("swap")
     if swap is not None:
-        done = [r for r in extra.get("swap_probe.jsonl", [])
-                if r.get("swapped_score") is not None and r.get("score") is not None]
+        rows = _typed(SwapProbeRow, extra, "swap_probe.jsonl")
+        done = [(float(r.score), float(r.swapped_score)) for r in rows
+                if r.swapped_score is not None and r.score is not None]
         out["swap"] = {**{k: swap[k] for k in _SWAP_KEEP if k in swap},
-                       **swap_summary([float(r["score"]) for r in done],
-                                      [float(r["swapped_score"]) for r in done], tau, n_boot,
+                       **swap_summary([s for s, _ in done], [w for _, w in done], tau, n_boot,
                                       seed)}
     rep = stored.get("repeat")
     if rep is not None:
-        samples = [[float(x) for x in r.get("scores") or [] if x is not None]
-                   for r in extra.get("repeat_probe.jsonl", [])]
+        samples = [[float(x) for x in r.scores if x is not None]
+                   for r in _typed(RepeatProbeRow, extra, "repeat_probe.jsonl")]
         out["repeat"] = {**{k: rep[k] for k in _REPEAT_KEEP if k in rep},
                          **repeat_summary(samples, tau, n_boot, seed)}
+    return out
+
+
+def _typed(model: type[M], extra: Mapping[str, Sequence[Mapping[str, Any]]], name: str,
+           ) -> list[M]:
+    """The rows of the run's extra file ``name`` as ``model``.
+
+    Raises:
+        InputError: a row that is not a valid ``model`` (the file, the row's number and the
+            field named).
+    """
+    out = []
+    for k, r in enumerate(extra.get(name, [])):
+        try:
+            out.append(model.model_validate(r))
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            field = ".".join(str(x) for x in err["loc"]) or None
+            raise InputError(f"invalid run file: row {k + 1}: {err['msg']}", name,
+                             field=field) from None
     return out

@@ -20,6 +20,7 @@ import numpy as np
 
 from judge.judges.base import Judge, JudgeContext
 from judge.probes.stats import swap_summary
+from judge.record.proberows import SwapProbeRow
 
 K = TypeVar("K")
 Key = tuple[str | None, str, str]
@@ -69,12 +70,13 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
         seed: seed of the sample and of the bootstrap; n_boot: bootstrap resamples.
 
     Returns:
-        ``(rows, summary)``: one row per sampled pair ``{"item_id", "pred", "truth", "score",
-        "swapped_score", "swapped_outcome", "delta", "flip", "swapped_rationale",
-        "swapped_cache_key", "swapped_member_cache_keys"}`` (``delta`` =
-        score − swapped score, None when the swapped call failed; the last: the cache keys of
-        a panel's or ``--repeats``' member calls of the swapped pair, whose own verdict has no
-        key — what a bundle must carry to replay the probe) and
+        ``(rows, summary)``: one row per sampled pair
+        (:class:`~judge.record.proberows.SwapProbeRow` as written to ``swap_probe.jsonl``:
+        ``{"item_id", "pred", "truth", "score", "swapped_score", "swapped_outcome", "delta",
+        "flip", "swapped_rationale", "swapped_cache_key", "swapped_member_cache_keys"}``,
+        ``delta`` = score − swapped score, None when the swapped call failed; the last: the
+        cache keys of a panel's or ``--repeats``' member calls of the swapped pair, whose own
+        verdict has no key — what a bundle must carry to replay the probe) and
         :func:`judge.probes.stats.swap_summary` plus ``fraction``, ``seed``, ``sampled`` and
         ``failed`` (swapped verdicts by failure outcome).
 
@@ -86,7 +88,9 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
     by_item: dict[str | None, list[Key]] = {}
     for key in chosen:
         by_item.setdefault(key[0], []).append(key)
-    rows: list[dict[str, Any]] = []
+    rows: list[SwapProbeRow] = []
+    done: list[tuple[float, float]] = []  # (score, swapped score) of the swapped calls that came
+    failed: dict[str, int] = {}  # the others, by outcome
     for item_id, keys in by_item.items():
         ctx.item_id = item_id
         before = len(ctx.panel.member_verdicts)
@@ -99,20 +103,20 @@ async def swap_probe(judge: Judge, verdict_rows: Iterable[Mapping[str, Any]], ct
             s = forward[(iid, p, t)]
             ok = v is not None and v.outcome == "ok" and v.score is not None
             sw = float(v.score) if ok and v is not None and v.score is not None else None
-            rows.append({"item_id": iid, "pred": p, "truth": t, "score": s, "swapped_score": sw,
-                         "swapped_outcome": "no_verdict" if v is None else v.outcome,
-                         "delta": None if sw is None else s - sw,
-                         "flip": None if sw is None else (s > tau) != (sw > tau),
-                         "swapped_rationale": "" if v is None else v.rationale,
-                         "swapped_cache_key": None if v is None else v.cache_key,
-                         "swapped_member_cache_keys": members.get((t, p), [])})
+            rows.append(SwapProbeRow(
+                item_id=iid, pred=p, truth=t, score=s, swapped_score=sw,
+                swapped_outcome="no_verdict" if v is None else v.outcome,
+                delta=None if sw is None else s - sw,
+                flip=None if sw is None else (s > tau) != (sw > tau),
+                swapped_rationale="" if v is None else v.rationale,
+                swapped_cache_key=None if v is None else v.cache_key,
+                swapped_member_cache_keys=members.get((t, p), [])))
+            if sw is not None:
+                done.append((s, sw))
+            else:
+                failed[rows[-1].swapped_outcome] = failed.get(rows[-1].swapped_outcome, 0) + 1
     ctx.item_id = None
-    done = [r for r in rows if r["swapped_score"] is not None]
-    failed: dict[str, int] = {}
-    for r in rows:
-        if r["swapped_score"] is None:
-            failed[r["swapped_outcome"]] = failed.get(r["swapped_outcome"], 0) + 1
-    summary = swap_summary([r["score"] for r in done], [r["swapped_score"] for r in done], tau,
-                           n_boot, seed)
-    return rows, {"fraction": fraction, "seed": seed, "sampled": len(rows),
-                  "of_pairs": len(forward), "failed": failed, **summary}
+    summary = swap_summary([s for s, _ in done], [w for _, w in done], tau, n_boot, seed)
+    return [r.to_row() for r in rows], {"fraction": fraction, "seed": seed,
+                                        "sampled": len(rows), "of_pairs": len(forward),
+                                        "failed": failed, **summary}

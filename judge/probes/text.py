@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from judge.record.rows import RunSummary
+
 
 def _n(x: Any, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
@@ -17,9 +19,10 @@ def _ci(ci: Sequence[Any] | None, digits: int = 3) -> str:
     return f" [{_n(ci[0], digits)}, {_n(ci[1], digits)}]"
 
 
-def probe_lines(summary: Mapping[str, Any]) -> list[str]:
-    """Lines for ``summary["probes"]`` (swap, repeat) and ``summary["logprobs"]``; [] when the
-    run has neither.
+def probe_lines(summary: RunSummary | Mapping[str, Any]) -> list[str]:
+    """Lines for the summary's ``probes`` (swap, repeat) and ``logprobs`` entries (a
+    :class:`~judge.record.rows.RunSummary` or a summary object: ``simjudge rescore``'s result);
+    [] when the run has neither.
 
     Example line: ``swap probe (15 of 15 pairs, seed 0): flip rate at τ 0.267 [0.109, 0.520]
     · mean |Δ| 0.400 [0.400, 0.400] · p95 |Δ| 0.400 · mean Δ (pred,truth − truth,pred)

@@ -4,8 +4,12 @@ It imports only :mod:`judge.errors`, :mod:`judge.redact` and :mod:`judge.verdict
 standard library, pydantic), so every floor above — judges, tasks, the pipeline, calibration,
 the jobs on stored runs, the CLI — can read and write runs without a loop.
 
-* :mod:`judge.record.rows` — the typed rows of a run directory (config, summary, item and
-  verdict rows);
+* :mod:`judge.record.rows` — the typed rows of a run directory (config, summary, the item
+  row's envelope, verdict rows);
+* :mod:`judge.record.itemrows` — each task's typed ``items.jsonl`` row (``SelectionRow``,
+  ``SpansRow``…: the task names it as ``row_model`` and hands it to the record);
+* :mod:`judge.record.proberows` — the judge probes' rows (``swap_probe.jsonl``,
+  ``repeat_probe.jsonl``);
 * :mod:`judge.record.runrecord` — :class:`~judge.record.runrecord.RunRecord`, the whole run;
 * :mod:`judge.record.verdictlog` — the verdict log, in memory or streamed to a spool file;
 * :mod:`judge.record.atomic` — atomic output directories and files;

@@ -18,12 +18,18 @@ non-empty ``NAME`` without ``--overwrite``, a ``NAME`` that is a file, a parent 
 that refuses a new entry (read-only filesystem, permissions — probed by creating and removing a
 hidden directory) are bad input. A failure while writing (disk full, file size limit) raises
 :class:`RunWriteError` and leaves nothing behind.
+
+An ``out`` that is a mount point (a Docker volume, ``--out /out``) cannot be renamed (``EBUSY``):
+seen before any call (:mod:`judge.record.mounts`), the run is written into a hidden
+``.NAME.tmp-PID`` inside it, then moved in file by file, ``summary.json`` last. A directory whose
+rename still fails with ``EBUSY`` or ``EXDEV`` (a mount not listed) is filled the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import os
 import re
@@ -36,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from judge.errors import InputError
+from judge.record.mounts import OUTPUT, is_mount_point, move_into
 
 # Test hook: seconds to sleep right before the new run is renamed into place (after the old one
 # was moved aside, with --overwrite), so tests can SIGKILL a process at that point.
@@ -162,16 +169,13 @@ def recover_leftovers(parent: Path) -> list[str]:
     return done
 
 
-_OUTPUT_SUFFIXES = (".json", ".jsonl", ".html", ".csv", ".png", ".md")
-
-
 def _ours(path: Path, kind: str) -> bool:
     """Whether a leftover looks like simjudge output (see :func:`recover_leftovers`)."""
     if path.is_symlink() or not path.is_dir():
         return False
     names = [e.name for e in os.scandir(path)]
     if kind == "tmp":
-        return all(n.endswith(_OUTPUT_SUFFIXES) for n in names)
+        return all(n.endswith(OUTPUT) for n in names)
     return any(n in ("config.json", "summary.json", "calibration.json") for n in names)
 
 
@@ -198,7 +202,8 @@ def check_out_dir(out: Path, overwrite: bool) -> None:
             ``out`` is a non-empty directory without ``overwrite``; ``overwrite`` of ``/``, the
             home directory or the current directory (or an ancestor); a parent of ``out`` is a
             file; the nearest existing parent refuses a new entry (read-only filesystem,
-            permissions, no space) — probed by creating and removing a hidden directory.
+            permissions, no space) — probed by creating and removing a hidden directory (inside
+            ``out`` when it is a mount point, where the run is written).
     """
     out = Path(os.path.abspath(out))
     try:
@@ -212,7 +217,7 @@ def check_out_dir(out: Path, overwrite: bool) -> None:
         if exists and overwrite and _protected(out):
             raise InputError("refusing to --overwrite the root, home or current directory "
                              "(or one of its parents)", out)
-        anchor = _nearest_existing(out.parent)
+        anchor = out if exists and is_mount_point(out) else _nearest_existing(out.parent)
         if not anchor.is_dir():
             raise InputError(f"cannot create the output directory: {anchor} is not a "
                              "directory", out)
@@ -239,6 +244,8 @@ def prepare_out_dir(out: Path, overwrite: bool) -> list[str]:
     """
     out = Path(os.path.abspath(out))
     done = recover_leftovers(out.parent)
+    if out.is_dir() and is_mount_point(out):
+        done += recover_leftovers(out)
     check_out_dir(out, overwrite)
     return done
 
@@ -273,7 +280,8 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
     """
     out = Path(os.path.abspath(out))
     prepare_out_dir(out, overwrite)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    mount = out.is_dir() and is_mount_point(out)  # written inside, moved in file by file
+    tmp = (out if mount else out.parent) / f".{out.name}.tmp-{os.getpid()}"
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     moved = False
     try:
@@ -288,26 +296,35 @@ def atomic_dir(out: Path, overwrite: bool = False) -> Iterator[Path]:
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
         _fsync_dir(tmp)
-        if overwrite and os.path.lexists(out):
-            if os.path.lexists(old):
-                _remove(old)
-            out.rename(old)
-            moved = True
-        pause = float(os.environ.get(PAUSE_ENV) or 0)
-        if pause > 0:
-            time.sleep(pause)
-        tmp.rename(out)
-        _fsync_dir(out.parent)
+        try:
+            if mount:
+                raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), str(out))
+            if overwrite and os.path.lexists(out):
+                if os.path.lexists(old):
+                    _remove(old)
+                out.rename(old)
+                moved = True
+            pause = float(os.environ.get(PAUSE_ENV) or 0)
+            if pause > 0:
+                time.sleep(pause)
+            tmp.rename(out)
+            _fsync_dir(out.parent)
+        except OSError as exc:  # a directory that cannot be renamed or replaced: fill it
+            if moved or exc.errno not in (errno.EBUSY, errno.EXDEV) or not out.is_dir():
+                raise
+            move_into(tmp, out, overwrite)
+            _fsync_dir(out)
     except BaseException as exc:
         _remove(tmp)
         if moved and not os.path.lexists(out):
             with contextlib.suppress(OSError):  # else recover_leftovers restores it later
                 old.rename(out)  # put the old run back
         if isinstance(exc, OSError) and not isinstance(exc, RunWriteError):
+            room = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
             raise RunWriteError(
                 f"cannot write {out}: {exc.strerror or exc}. Nothing was left there; completed "
-                "judge calls are in the cache, so a rerun with enough room pays for none of "
-                "them") from exc
+                "judge calls are in the cache, so a rerun "
+                + ("with enough room " if room else "") + "pays for none of them") from exc
         raise
     if moved:
         _remove(old)

@@ -2,16 +2,18 @@
 (:class:`RunConfig`), ``summary.json`` (:class:`RunSummary`), an ``items.jsonl`` row
 (:class:`ItemRow`) and a ``verdicts.jsonl`` row (:class:`VerdictRow`).
 
-The models name the fields every run has and *allow* the task-specific ones (a selection row's
-``scores`` matrix, a function call's ``error_type``…): the task that wrote a row reads it back
-(:class:`judge.tasks.base.Task`). Runs written by earlier versions of simjudge load as long as
-they carry the required fields (``tests/fixtures/runs_v0``).
-:class:`judge.record.runrecord.RunRecord`
-holds them together.
+The models name the fields every run has and *allow* more (kept and written back after the
+named ones). An item row is read as an :class:`ItemRow` (id and source) and typed by its task's
+row model (:mod:`judge.record.itemrows`: ``SelectionRow``, ``SpansRow``… — subclasses of
+:class:`ItemRow` that name everything the task writes), once, when the task first reads it
+(:meth:`judge.record.runrecord.RunRecord.rows_as`). Runs written by earlier versions of simjudge
+load as long as they carry the required fields (``tests/fixtures/runs_v0``).
+:class:`judge.record.runrecord.RunRecord` holds them together.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,25 +28,49 @@ from judge.record.config import (
 from judge.verdict import Outcome
 
 
-class _Open(BaseModel):
-    """A model that keeps fields it does not name (task-specific ones) and round-trips them."""
+class OpenRow(BaseModel):
+    """A model that keeps fields it does not name (task-specific ones) and round-trips them.
 
-    model_config = ConfigDict(extra="allow")
+    A named field may have a JSON name that is not a Python name (``rouge-1``, ``ap@10``): its
+    alias, used on disk and by :meth:`get`; the Python name is accepted too.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The field ``key`` (named or extra), or ``default`` — dict-style access for code
-        that reads optional, task-specific fields."""
-        if key in type(self).model_fields:
-            return getattr(self, key)
+        """The field ``key`` (its JSON name; named or extra), or ``default`` — dict-style access
+        for code that reads fields a model does not name (a backend's, a run's extra file's)."""
+        name = _json_names(type(self)).get(key)
+        if name is not None:
+            return getattr(self, name)
         return (self.model_extra or {}).get(key, default)
 
+    def has(self, *keys: str) -> bool:
+        """Whether the row carries every field ``keys`` (JSON names): set when it was made or
+        read, or kept as an extra one — a row written by an older simjudge may lack a field a
+        model names (its audit view is then empty)."""
+        names = _json_names(type(self))
+        extra = self.model_extra or {}
+        return all((names[k] in self.model_fields_set) if k in names else k in extra
+                   for k in keys)
+
     def to_row(self) -> dict[str, Any]:
-        """The JSON object written to disk: the fields that were set (named ones first, then
-        the task's own), so a row read from disk is written back as it was."""
-        return self.model_dump(mode="python", exclude_unset=True)
+        """The JSON object written to disk: the fields that were set, by their JSON names, named
+        ones first (in the model's order, which is the order the task writes them), then the
+        others, so a row read from disk is written back as it was."""
+        return self.model_dump(mode="python", exclude_unset=True, by_alias=True)
 
 
-class RunConfig(_Open):
+@functools.cache
+def _json_names(model: type[BaseModel]) -> dict[str, str]:
+    """JSON name → Python name of ``model``'s named fields (their alias, else their name; the
+    Python name maps to itself too)."""
+    names = {(f.alias or n): n for n, f in model.model_fields.items()}
+    names.update({n: n for n in model.model_fields})
+    return names
+
+
+class RunConfig(OpenRow):
     """``config.json``: how the run was made.
 
     Attributes:
@@ -89,7 +115,7 @@ class RunConfig(_Open):
     task_options: dict[str, Any] = Field(default_factory=dict)
 
 
-class RunSummary(_Open):
+class RunSummary(OpenRow):
     """``summary.json``: dataset metrics and accounting.
 
     Attributes:
@@ -122,15 +148,36 @@ class RunSummary(_Open):
     wall_s: float = 0.0
 
 
-class ItemRow(_Open):
+class ItemRow(OpenRow):
     """One ``items.jsonl`` row: an item's id and source, plus the task's per-item content and
-    metrics (extra fields, read back by the task)."""
+    metrics — named by the task's row model (a subclass, :mod:`judge.record.itemrows`), extra
+    fields of a row not yet typed by its task.
+
+    Attributes:
+        id: the item id (the data's id field(s), else its position).
+        source: where the item was read (``FILE:LINE``).
+    """
 
     id: str
     source: str = ""
 
+    def numbers(self) -> dict[str, int | float]:
+        """The row's top-level numbers (per-item metrics and counts; booleans are not numbers)
+        by JSON name, in the order :meth:`to_row` writes them."""
+        names = {n: (f.alias or n) for n, f in type(self).model_fields.items()}
+        out: dict[str, int | float] = {}
+        for n, key in names.items():
+            v = self.__dict__.get(n)
+            if n in self.model_fields_set and isinstance(v, (int, float)) \
+                    and not isinstance(v, bool):
+                out[key] = v
+        for key, v in (self.model_extra or {}).items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                out[key] = v
+        return out
 
-class VerdictRow(_Open):
+
+class VerdictRow(OpenRow):
     """One ``verdicts.jsonl`` row: a :class:`judge.verdict.Verdict`'s fields plus where it
     applies (``item_id`` for item-scoped judges, ``member_of`` for a panel member's own verdict,
     ``function``/``parameter`` for function-call argument judgements).

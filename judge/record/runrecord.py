@@ -7,19 +7,23 @@ in memory, or streamed to and read from a file for large runs) and optional extr
 (``disagreements.jsonl``) plus ``report.html``. :mod:`judge.record.store` writes and reads them;
 every reader (``rescore``, ``audit``, ``compare``, ``calibrate --run``) works on a
 :class:`RunRecord`, never on loose dicts read by string key. The row models live in
-:mod:`judge.record.rows` and are re-exported here.
+:mod:`judge.record.rows` and are re-exported here; the item rows are typed by their task's row
+model (:mod:`judge.record.itemrows`, :meth:`RunRecord.rows_as`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from judge.errors import InputError
 from judge.record.rows import ItemRow, RunConfig, RunSummary, VerdictRow
 from judge.record.verdictlog import VerdictLog
+
+RowT = TypeVar("RowT", bound=ItemRow)
 
 __all__ = ["ItemRow", "RunConfig", "RunRecord", "RunSummary", "VerdictLog", "VerdictRow"]
 
@@ -29,7 +33,9 @@ class RunRecord(BaseModel):
 
     Attributes:
         config, summary: :class:`RunConfig`, :class:`RunSummary`.
-        items: one :class:`ItemRow` per item, in input order.
+        items: one :class:`ItemRow` per item, in input order: the task's row model once it
+            made or read them (:meth:`rows_as`), else the plain envelope of a row read from
+            disk.
         verdicts: the :class:`VerdictLog` of :class:`VerdictRow` (a list of rows is accepted
             and validated into an in-memory log), in judging order: per chunk of judged pairs
             (:data:`judge.matrix.CHUNK_PAIRS`), a panel's member verdicts, then the decided
@@ -46,6 +52,9 @@ class RunRecord(BaseModel):
     verdicts: VerdictLog = Field(default_factory=VerdictLog)
     extra: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
     path: Path | None = None
+    _item_lines: list[int] | None = PrivateAttr(default=None)
+    """The line of ``items.jsonl`` each item was read from (set by
+    :func:`judge.record.store.load_run`), for the messages of :meth:`rows_as`."""
 
     @property
     def task(self) -> str:
@@ -57,8 +66,47 @@ class RunRecord(BaseModel):
         """The run's top-level judge id (None when it used no judge)."""
         return self.config.judge.id if self.config.judge is not None else None
 
+    def rows_as(self, model: type[RowT]) -> list[RowT]:
+        """The item rows as ``model`` (the run's task's row model,
+        :attr:`judge.tasks.base.Task.row_model`), validated once: the typed rows replace
+        :attr:`items`, so the next call (and writing the run again) uses them as they are.
+
+        Args:
+            model: an :class:`ItemRow` subclass (or :class:`ItemRow` itself).
+
+        Returns:
+            The rows, in order.
+
+        Raises:
+            InputError: a row that is not a valid ``model`` (a required field missing, a
+                mistyped value): ``items.jsonl``, its line and the field named.
+        """
+        if all(type(r) is model for r in self.items):
+            return self.items  # type: ignore[return-value]
+        typed: list[RowT] = []
+        for k, r in enumerate(self.items):
+            if isinstance(r, model):
+                typed.append(r)
+                continue
+            try:
+                typed.append(model.model_validate(r.to_row()))
+            except ValidationError as exc:
+                raise self._row_error(exc, k) from None
+        self.items = list(typed)
+        return typed
+
+    def _row_error(self, exc: ValidationError, k: int) -> InputError:
+        err = exc.errors(include_url=False)[0]
+        where = self.path / "items.jsonl" if self.path is not None else None
+        lines = self._item_lines
+        line = lines[k] if lines is not None and k < len(lines) else None
+        field = ".".join(str(x) for x in err["loc"]) or None
+        if where is None:
+            field = f"items[{k}]" + (f".{field}" if field else "")
+        return InputError(f"invalid run file: {err['msg']}", where, line, field)
+
     def item_rows(self) -> list[dict[str, Any]]:
-        """The item rows as plain dicts (the form the task code reads)."""
+        """The item rows as plain dicts, as ``items.jsonl`` holds them."""
         return [r.to_row() for r in self.items]
 
     def verdict_rows(self) -> Iterator[dict[str, Any]]:

@@ -178,7 +178,9 @@ def load_run(path: str | Path) -> RunRecord:
 
     Every ``*.jsonl`` file besides ``items.jsonl`` and ``verdicts.jsonl`` (and the audit's
     ``report.jsonl``, the in-run input copy :data:`INPUT_FILE`) becomes an entry of
-    ``record.extra``.
+    ``record.extra``. The item rows are read as :class:`~judge.record.rows.ItemRow`; the run's
+    task types them with its row model when it first reads them
+    (:meth:`~judge.record.runrecord.RunRecord.rows_as`, which names the line of a bad row).
 
     Raises:
         InputError: a missing run file ("not a run directory"), malformed JSON, or a row or
@@ -200,10 +202,12 @@ def load_run(path: str | Path) -> RunRecord:
     except OSError as exc:
         raise InputError(f"not a run directory: {exc}", p) from None
     try:
-        return record_from_parts(config, summary, items, verdicts, extra, p)
+        record = record_from_parts(config, summary, items, verdicts, extra, p)
     except ValidationError as exc:
         lines = {"items": item_lines}
         raise _located(exc, p, lines, extra_lines) from None
+    record._item_lines = item_lines  # for the messages of RunRecord.rows_as
+    return record
 
 
 def _located(exc: ValidationError, p: Path, lines: Mapping[str, list[int]],

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judge import io
-from judge.calibration.labelsdb import PairKey
+from judge.calibration.labelevents import PairKey
 from judge.errors import InputError
 
 Kind = Literal["run", "suggestions", "pool"]

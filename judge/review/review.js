@@ -9,6 +9,8 @@ const $ = (id) => document.getElementById(id);
 const el = ItemViews.el || ((tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; });
 const fmt = (x, d) => (x === null || x === undefined || Number.isNaN(x)) ? "–" : Number(x).toFixed(d === undefined ? 3 : d);
 const REVIEWER_KEY = "simjudge-review-reviewer";
+const OBJECTIVE = {f1: "F1", kappa: "Cohen's κ", accuracy: "accuracy", youden: "Youden's J"};
+const objName = (o) => OBJECTIVE[o] || o;
 // timings of key press → next pair drawn (ms, performance.now clock), for tests and benchmarks
 const PROBE = window.__simjudgeReview = {timings: [], shown: 0, labels: 0, errors: 0};
 let reviewer = "";
@@ -141,11 +143,11 @@ function drawEstimate(e) {
   }
   box.appendChild(el("div", "τ̂ = " + fmt(e.tau), "big"));
   box.appendChild(el("div", "95 % interval [" + fmt(e.low) + ", " + fmt(e.high) + "] (reported, not the stopping rule)"));
-  box.appendChild(el("div", "expected " + e.objective + " lost by using τ̂: " + fmt(e.loss, 4) + " (target ≤ " + e.target_loss + ")"));
+  box.appendChild(el("div", "expected " + objName(e.objective) + " lost by using τ̂: " + fmt(e.loss, 4) + " (target ≤ " + e.target_loss + ")"));
   box.appendChild(el("div", e.labels + " labelled pairs, " + e.positives + " positive; " + e.strata + " strata, " + (e.minimums_met ? "each with its minimum of " + e.min_per_stratum + " labels" : "not every stratum has " + e.min_per_stratum + " labels yet")));
   box.appendChild(el("div", e.stop ? "stopping rule met" : "stopping rule not met yet", e.stop ? "stop-yes" : "stop-no"));
   if (e.stop) {
-    stop.textContent = "Enough labels: the " + e.objective + " lost by using τ̂ = " + fmt(e.tau) + " is estimated at " + fmt(e.loss, 4) + " ≤ " + e.target_loss + ". You can stop; more labels still count.";
+    stop.textContent = "Enough labels: the " + objName(e.objective) + " lost by using τ̂ = " + fmt(e.tau) + " is estimated at " + fmt(e.loss, 4) + " ≤ " + e.target_loss + ". You can stop; more labels still count.";
     stop.classList.remove("hidden");
   } else stop.classList.add("hidden");
 }

@@ -33,7 +33,9 @@ from typing import Any
 
 from aiohttp import web
 
-from judge.review.session import ReviewSession, key_of
+from judge.review.estimate import run_estimate
+from judge.review.options import key_of
+from judge.review.session import ReviewSession
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, in bytes (a note of 1 MB gets 413)."""
@@ -230,8 +232,6 @@ async def stats(request: web.Request) -> web.Response:
             if isinstance(job, dict):
                 est = job
             else:
-                from judge.review.session import run_estimate
-
                 est = await asyncio.get_running_loop().run_in_executor(
                     None, run_estimate, session.pop.scores, session.strata, job)
             session.store_estimate(n_events, est)

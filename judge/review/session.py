@@ -31,64 +31,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.calibration.labelsdb import (
-    Event,
-    LabelsDB,
-    PairKey,
-    Scale,
-    effective,
-    latest_undoable,
-)
-from judge.review.population import QUEUES, Population
-
-QUEUE_NAMES = ("design", *QUEUES, "all")
-"""``--queue`` values: ``design`` (stratified, with estimates), a run's queues, or ``all`` (every
-pair in random order)."""
-
-
-@dataclass(frozen=True)
-class ReviewOptions:
-    """How a session chooses pairs and estimates τ.
-
-    Attributes:
-        blind: withhold every judge output from the page (default for calibration labelling).
-        scale: the labels' scale (binary, or graded ``0-N``).
-        queue: one of :data:`QUEUE_NAMES`.
-        overlap: share of pairs, in [0, 1], shown to two reviewers.
-        target_loss: the stopping rule's bound on the expected objective lost by τ̂, in (0, 1].
-        objective: the objective τ̂ maximises (:data:`metrics.OBJECTIVES`).
-        strata: score strata of the design (>= 1).
-        n_boot: bootstrap resamples of the estimate (>= 1).
-        seed: seed of every random choice (draws within strata, random orders, bootstrap).
-        lease_s: seconds a shown pair stays reserved for its reviewer.
-    """
-
-    blind: bool = True
-    scale: Scale = field(default_factory=Scale)
-    queue: str = "design"
-    overlap: float = 0.0
-    target_loss: float = 0.01
-    objective: str = "f1"
-    strata: int = 16
-    n_boot: int = 200
-    seed: int = 0
-    lease_s: float = 600.0
-
-
-def _overlap_draw(key: PairKey) -> float:
-    """A pair's stable uniform number in [0, 1) (sha256 of its key): the pair is shown to two
-    reviewers when it is below the overlap share."""
-    digest = hashlib.sha256(json.dumps(list(key), ensure_ascii=False).encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2.0**64
+from judge.calibration.labelevents import Event, PairKey, effective, latest_undoable
+from judge.calibration.labelsdb import LabelsDB
+from judge.review.estimate import EstimateJob, agreement, run_estimate
+from judge.review.options import ReviewOptions, overlap_draw
+from judge.review.population import Population
 
 
 class ReviewSession:
@@ -120,7 +74,7 @@ class ReviewSession:
             self.strata: NDArray[np.intp] = score_strata(scores, options.strata)
         else:
             self.strata = np.where(self.scored, 0, -1).astype(np.intp)
-        self.overlap_pair = np.array([_overlap_draw(k) < options.overlap
+        self.overlap_pair = np.array([overlap_draw(k) < options.overlap
                                       for k in population.keys], dtype=bool) \
             if options.overlap > 0 else np.zeros(n, dtype=bool)
         rng = np.random.default_rng(options.seed)
@@ -344,22 +298,8 @@ class ReviewSession:
                 "reviewers": dict(sorted(per.items()))}
 
     def agreement(self) -> dict[str, Any]:
-        """Krippendorff's α over the pairs two or more reviewers labelled (nominal for binary
-        labels, interval for grades; Krippendorff 2011, :func:`metrics.krippendorff_alpha`), and
-        how many such pairs there are. ``alpha`` is None when undefined."""
-        from metrics import krippendorff_alpha
-
-        reviewers = sorted({r for v in self.votes.values() for r in v})
-        shared = [i for i, v in self.votes.items() if len(v) >= 2]
-        alpha = None
-        if len(reviewers) >= 2 and shared:
-            graded = self.opt.scale.graded
-            data = [[(e.value if graded else float(e.label or 0)) if (e := self.votes[i].get(r))
-                     else math.nan for i in sorted(self.votes)] for r in reviewers]
-            a = krippendorff_alpha(data, "interval" if graded else "nominal")
-            alpha = None if math.isnan(a) else float(a)
-        return {"alpha": alpha, "level": "interval" if self.opt.scale.graded else "nominal",
-                "shared_pairs": len(shared), "reviewers": len(reviewers)}
+        """Krippendorff's α between the reviewers (:func:`judge.review.estimate.agreement`)."""
+        return agreement(self.votes, self.opt.scale.graded)
 
     @property
     def last_estimate(self) -> dict[str, Any] | None:
@@ -403,67 +343,3 @@ class ReviewSession:
     def current_estimate(self) -> bool:
         """Whether :attr:`last_estimate` is of every label so far."""
         return self._estimate is not None and self._estimate_at == len(self.events)
-
-
-@dataclass(frozen=True)
-class EstimateJob:
-    """The labels an estimate is computed from (:func:`run_estimate`).
-
-    Attributes:
-        labelled: population indices of the labelled pairs; positive: their labels.
-        objective, n_boot, seed, target_loss: as :class:`ReviewOptions`.
-    """
-
-    labelled: NDArray[np.intp]
-    positive: NDArray[np.bool_]
-    objective: str
-    n_boot: int
-    seed: int
-    target_loss: float
-
-
-def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
-                 job: EstimateJob) -> dict[str, Any]:
-    """τ̂, its 95 % interval, the expected loss and the stopping rule of a labelled sample of
-    the population (:func:`judge.calibration.stratified.decision_loss`), as the page shows them.
-
-    Args:
-        scores: the population's scores in [0, 1], NaN = unscored; strata: their score strata.
-        job: the labels.
-
-    Returns:
-        ``{"available", "labels", "positives", "target_loss", "objective", "strata",
-        "min_per_stratum"}`` plus ``"tau", "low", "high", "loss", "minimums_met", "stop"``
-        when available, else ``"why"``.
-    """
-    from judge.calibration.stratified import MIN_PER_STRATUM, Design, decision_loss
-
-    design = Design(strata, job.labelled, job.positive)
-    n = int(job.labelled.size)
-    n_pos = int(job.positive.sum())
-    base = {"available": False, "labels": n, "positives": n_pos,
-            "target_loss": job.target_loss, "objective": job.objective,
-            "strata": design.n_strata, "min_per_stratum": MIN_PER_STRATUM}
-    if n_pos == 0 or n_pos == n:
-        return {**base, "why": "the labels hold one class so far"}
-    try:
-        est = decision_loss(scores, design, job.objective, job.n_boot, job.seed)
-    except ValueError as exc:
-        return {**base, "why": str(exc)}
-    loss = None if math.isnan(est.loss) else float(est.loss)
-    return {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
-            "loss": loss, "minimums_met": bool(est.minimums_met),
-            "stop": bool(loss is not None and est.stop(job.target_loss))}
-
-
-def key_of(value: Any) -> PairKey:
-    """A pair key from the page's ``[item id or null, pred, truth]``.
-
-    Raises:
-        ValueError: not a list of (null or string, string, string).
-    """
-    if (not isinstance(value, (list, tuple)) or len(value) != 3
-            or not (value[0] is None or isinstance(value[0], str))
-            or not all(isinstance(x, str) for x in value[1:])):
-        raise ValueError("key must be [item id or null, pred, truth]")
-    return (value[0], value[1], value[2])

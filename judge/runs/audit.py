@@ -1,8 +1,9 @@
 """What the audit report shows of a run, as JSON-ready data (:func:`report_data`); rendered as
 HTML, Markdown or JSONL by :mod:`judge.runs.report`.
 
-The data knows no task: it asks the run's task (:func:`judge.tasks.registry.get_task`) for each
-item row's :meth:`~judge.tasks.base.Task.view` (content whose ``"kind"`` says how it is drawn:
+The data knows no task: it asks the run's task (:func:`judge.tasks.registry.get_task`) for its
+typed item rows (:meth:`~judge.tasks.base.Task.rows`) and for each row's
+:meth:`~judge.tasks.base.Task.view` (content whose ``"kind"`` says how it is drawn:
 ``boolean``, ``texts``, ``labels``, ``ranking``, ``calls``; see :mod:`judge.tasks.views`) and
 :meth:`~judge.tasks.base.Task.matrices` (the similarity matrices drawn as heatmaps: one per
 selection item, one per entity type for spans).
@@ -53,12 +54,6 @@ def pair_key(pair: Pair) -> str:
     return _encode(list(pair))
 
 
-def _is_exact(match: Mapping[str, Any]) -> bool:
-    """Whether a chosen match is an exact one (``kind`` ``"exact"``; runs written before
-    matches carried a kind say ``"exact": true``)."""
-    return match.get("kind") == "exact" or match.get("exact") is True
-
-
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -86,16 +81,15 @@ def _header(record: RunRecord, uses_tau: bool) -> dict[str, Any]:
         "judge_calls": summ.judge_calls, "cache_hits": summ.cache_hits,
         "tokens": summ.tokens_in + summ.tokens_out, "cost_usd": summ.cost_usd,
         "outcomes": summ.outcomes, "panel": summ.get("panel"),
-        "probe_lines": probe_lines(summ.to_row()),
+        "probe_lines": probe_lines(summ),
     }
 
 
 def _heatmap(hm: HeatmapView) -> dict[str, Any]:
     return {"label": hm.label, "pred": list(hm.pred), "truth": list(hm.truth),
             "scores": hm.scores,
-            "exact": [[m["pred_index"], m["truth_index"]] for m in hm.matches if _is_exact(m)],
-            "matched": [[m["pred_index"], m["truth_index"]] for m in hm.matches
-                        if not _is_exact(m)]}
+            "exact": [[m.pred_index, m.truth_index] for m in hm.matches if m.is_exact],
+            "matched": [[m.pred_index, m.truth_index] for m in hm.matches if not m.is_exact]}
 
 
 def _probe_rows(record: RunRecord) -> dict[Pair, dict[str, Any]]:
@@ -196,7 +190,8 @@ def report_data(record: RunRecord, near: float = 0.1,
 
     Raises:
         ValueError: ``near`` outside [0, 1].
-        InputError: the run's task is not a registered task.
+        InputError: the run's task is not a registered task, or a row is not a valid row of
+            it (``items.jsonl``, line and field named).
     """
     from judge.tasks.registry import get_task
 
@@ -221,15 +216,15 @@ def report_data(record: RunRecord, near: float = 0.1,
     queues: dict[str, list[list[int]]] = {q: [] for q in _QUEUES}
     probes = _probe_rows(record)
     weights: dict[str, list[float]] = {"asymmetric": [], "unstable": []}
-    for n, item in enumerate(record.items):
-        row = item.to_row()
+    for n, row in enumerate(task.rows(record)):
         heatmaps = [_heatmap(hm) for hm in task.matrices(row)]
-        items.append({"id": row["id"], "source": row.get("source"), "query": row.get("query"),
-                      "content": task.view(row), "heatmaps": heatmaps,
-                      "metrics": {k: v for k, v in row.items()
-                                  if k not in _CONTENT_KEYS and _number(v)}})
+        items.append({"id": row.id, "source": row.source if row.has("source") else None,
+                      "query": row.get("query"), "content": task.view(row),
+                      "heatmaps": heatmaps,
+                      "metrics": {k: v for k, v in row.numbers().items()
+                                  if k not in _CONTENT_KEYS}})
         for h, hm in enumerate(heatmaps):
-            _queue_heatmap(queues, n, h, hm, row["id"], flags, tau, near, probes, weights)
+            _queue_heatmap(queues, n, h, hm, row.id, flags, tau, near, probes, weights)
     for queue, ws in weights.items():  # largest |Δ| / SD first (a stable sort keeps ties)
         order = sorted(range(len(ws)), key=lambda k: -ws[k])
         queues[queue] = [queues[queue][k] for k in order]

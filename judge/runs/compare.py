@@ -99,7 +99,7 @@ def compare_runs(runs: Sequence[RunRecord], n_boot: int = 1000, seed: int = 0,
 
     Raises:
         InputError: fewer than two runs, different tasks, item ids that differ (the first
-            missing id named), or an unknown task.
+            missing id named), an unknown task, or a row that is not a valid row of it.
     """
     from judge.tasks.registry import get_task
 
@@ -117,12 +117,13 @@ def compare_runs(runs: Sequence[RunRecord], n_boot: int = 1000, seed: int = 0,
         if missing or extra:
             which = f"item {missing[0]!r} is missing" if missing else f"extra item {extra[0]!r}"
             raise InputError(f"runs are not over the same data: {which}", run.path)
-    metric_fn = get_task(task).metrics_from_rows
-    by_id = [{r.id: r for r in run.items} for run in runs]
-    aligned = [[rows[i].to_row() for i in ids] for rows in by_id]
+    typed = get_task(task)
+    metric_fn = typed.metrics_from_rows
+    by_id = [{r.id: r for r in typed.rows(run)} for run in runs]
+    aligned = [[rows[i] for i in ids] for rows in by_id]
     labels = [f"{_name(run)} ({run.judge_id or run.task})" for run in runs]
-    diffs = [paired_bootstrap(metric_fn, aligned[0], aligned[k], n_boot, seed)
-             for k in range(1, len(runs))]
+    diffs = [paired_bootstrap(metric_fn, aligned[0], aligned[k], n_boot, seed,
+                              resample=typed.resampled) for k in range(1, len(runs))]
     return {
         "task": task, "items": len(ids), "bootstrap": {"resamples": n_boot, "seed": seed},
         "runs": [{"label": lab, "path": str(run.path), "judge": run.judge_id,

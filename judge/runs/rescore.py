@@ -36,7 +36,8 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     Returns:
         ``{"run", "tau", "threshold" (the task's threshold name: ``tau``, ``arg_tau``, or None
         for a task without one), "tau_source" ("run" or "option"), "vote", "quorum",
-        "judge_calls": 0, "metrics", "bootstrap", "items": [...]}``, plus ``"probes"`` when the
+        "judge_calls": 0, "metrics", "bootstrap", "items": [row as written to items.jsonl,
+        ...]}``, plus ``"probes"`` when the
         run has swap/repeat probes: their flip rates recomputed at τ from the probe rows
         (:func:`judge.probes.retau.probes_at`).
 
@@ -91,10 +92,10 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     rows, metrics = done
     from judge.probes.retau import probes_at
 
-    probes = probes_at(record.summary.model_dump().get("probes") or {}, record.extra, tau,
-                       n_boot, seed)
+    probes = probes_at(record.summary.get("probes") or {}, record.extra, tau, n_boot, seed)
     return {"run": str(record.path), "tau": given, "threshold": name, "tau_source": source,
             "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
-            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed),
-            "items": rows, **({"probes": probes} if probes else {})}
+            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed,
+                                       resample=task.resampled),
+            "items": [r.to_row() for r in rows], **({"probes": probes} if probes else {})}

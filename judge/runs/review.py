@@ -63,17 +63,20 @@ def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict
     "blind"}]`` for every labelled pair of the run.
 
     A label row names its pair by item id, prediction and gold string (a row without an id
-    matches that pair in every item); rows naming no pair of the run are counted, not shown.
+    matches that pair in every item); a row naming no pair of the run is an error (a label
+    file of another run, or a typo), never silently left out.
 
     Args:
         data: :func:`judge.runs.audit.report_data`'s result (modified and returned).
         paths: label files.
 
     Returns:
-        ``(data, labels naming no pair of the run)``.
+        ``(data, 0)``: the number of labels naming no pair of the run, always 0 now.
 
     Raises:
-        InputError: as :func:`judge.calibration.merge.read_reviews`.
+        InputError: as :func:`judge.calibration.merge.read_reviews` (an empty file too); a
+            label naming no pair of the run (the first such row: its file, line and the field
+            that names what the run lacks — ``id``, ``pred`` or ``truth``).
     """
     from judge.calibration.merge import read_reviews
     from judge.runs.audit import pair_key
@@ -85,15 +88,31 @@ def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict
             cells.update((item["id"], p, t) for p in hm["pred"] for t in hm["truth"])
     loose = {(p, t) for _, p, t in cells}
     human: dict[str, list[dict[str, Any]]] = {}
-    unmatched = 0
     for (iid, p, t), reviews in got.pairs.items():
         if (iid is not None and (iid, p, t) not in cells) or (iid is None and (p, t) not in
                                                                loose):
-            unmatched += len(reviews)
-            continue
+            raise _not_in_run(reviews[0].where, iid, p, t, cells)
         human[pair_key((iid, p, t))] = [
             {"reviewer": r.reviewer, "label": r.label, "reviewed_at": r.reviewed_at,
              "note": r.note, "blind": r.blind} for r in reviews]
     data["human"] = human
     data["header"]["human_files"] = [str(p) for p in paths]
-    return data, unmatched
+    return data, 0
+
+
+def _not_in_run(where: str, iid: str | None, pred: str, truth: str,
+                cells: set[tuple[str | None, str, str]]) -> Exception:
+    """The error of a label (at ``where``, ``FILE:LINE``) whose pair the run does not have."""
+    from judge.errors import InputError
+
+    path, _, line = where.rpartition(":")
+    at: dict[str, Any] = {"path": path or where, "line": int(line) if line.isdigit() else None}
+    item = f" of item {iid!r}" if iid is not None else ""
+    if iid is not None and not any(c[0] == iid for c in cells):
+        return InputError(f"no item {iid!r} in this run: the label names no pair of it",
+                          field="id", **at)
+    if not any(c[1] == pred and (iid is None or c[0] == iid) for c in cells):
+        return InputError(f"{pred!r} is no prediction{item} in this run: the label names no "
+                          "pair of it", field="pred", **at)
+    return InputError(f"({pred!r}, {truth!r}) is no judged pair{item} in this run: the label "
+                      "names no pair of it", field="truth", **at)

@@ -11,8 +11,10 @@ module under :mod:`judge.tasks` plus one line in :data:`judge.tasks.registry.TAS
 * :meth:`Task.load` — records on disk → typed :class:`~judge.items.Item` objects (bad input is an
   :class:`~judge.errors.InputError` naming file, line and field);
 * :meth:`Task.judge` — the (async) judge calls, if the task uses a judge → :class:`Judged`;
-* :meth:`Task.score` — items (+ judged) → per-item rows and dataset metrics;
-* :meth:`Task.metrics_from_rows` — the dataset metrics recomputed from item rows: used by
+* ``row_model`` — the typed ``items.jsonl`` row it writes (:mod:`judge.record.itemrows`);
+  :meth:`Task.rows` gives a stored run's rows as that model;
+* :meth:`Task.score` — items (+ judged) → per-item rows (of ``row_model``) and dataset metrics;
+* :meth:`Task.metrics_from_rows` — the dataset metrics recomputed from typed item rows: used by
   the bootstrap CIs of the summary, by ``compare``'s paired bootstrap and by ``rescore``, so the
   three agree by construction;
 * :meth:`Task.rescore` — metrics at another τ / vote from a stored run (None when the task
@@ -26,21 +28,29 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from judge.errors import InputError, flag
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
+from judge.record.itemrows import Match
+from judge.record.rows import ItemRow
 from judge.tasks.inputs import Source, run_source
 from judge.tasks.judged import Judged, Rows
 from judge.tasks.options import NoOptions
 from judge.tasks.views import markdown_lines
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
-__all__ = ["THRESHOLD_LABELS", "HeatmapView", "Judged", "Params", "Rows", "Source", "Task",
-           "mean_of"]
+__all__ = ["THRESHOLD_LABELS", "HeatmapView", "ItemRow", "Judged", "Params", "RowT", "Rows",
+           "Source", "Task"]
+
+RowT = TypeVar("RowT", bound=ItemRow)
+"""A task's row model (:attr:`Task.row_model`)."""
 
 THRESHOLD_LABELS = {"tau": "τ", "arg_tau": "arg τ"}
 """How a task's threshold (:attr:`Task.threshold`) is named for people (reports, plots)."""
@@ -82,19 +92,20 @@ class HeatmapView:
         label: what it is (``""`` for a selection item; the entity type for spans).
         pred, truth: the row and column strings (lengths m and n).
         scores: m×n scores in [0, 1], None = no verdict.
-        matches: ``{"pred_index", "truth_index", "score", "kind"}`` of the chosen matching
-            and ``judge_id`` (None for exact matches).
+        matches: the chosen matching (:class:`~judge.record.itemrows.Match`: indices,
+            score, exact or fuzzy, and the judge of a fuzzy one).
     """
 
     label: str
     pred: list[str]
     truth: list[str]
     scores: list[list[float | None]]
-    matches: list[dict[str, Any]]
+    matches: list[Match]
 
 
-class Task(abc.ABC):
-    """Base class of every task (see the module docstring for the duties).
+class Task(abc.ABC, Generic[RowT]):
+    """Base class of every task (see the module docstring for the duties), generic in its row
+    model: ``class SelectionTask(Task[SelectionRow])`` with ``row_model = SelectionRow``.
 
     Subclasses set the class attributes and override :meth:`score` and
     :meth:`metrics_from_rows` (and :meth:`load` / :meth:`judge` when the defaults — records
@@ -117,9 +128,13 @@ class Task(abc.ABC):
             ``arg_tau``), None for the tasks without one (their rescore recomputes the run's
             metrics from its input files); :data:`THRESHOLD_LABELS` names it for people.
         curve_metrics: the metrics ``calibrate --run`` draws against that threshold.
+        row_model: the task's ``items.jsonl`` row (:mod:`judge.record.itemrows`), an
+            :class:`~judge.record.rows.ItemRow` subclass naming every field the task writes.
     """
 
     name: ClassVar[str]
+    row_model: ClassVar[type[ItemRow]] = ItemRow
+    """The typed row the task writes and reads (:attr:`RowT`)."""
     Options: ClassVar[type] = NoOptions
     """The task's own options: a frozen dataclass (:mod:`judge.tasks.options`), listed in
     :data:`judge.tasks.registry.TASK_OPTIONS` when it has fields."""
@@ -144,6 +159,15 @@ class Task(abc.ABC):
         """How :attr:`threshold` is named for people: ``τ``, or ``arg τ`` for function calls'
         argument threshold (:data:`THRESHOLD_LABELS`)."""
         return THRESHOLD_LABELS.get(self.threshold or "tau", "τ")
+
+    def rows(self, record: RunRecord) -> list[RowT]:
+        """The run's item rows as :attr:`row_model`, typed once
+        (:meth:`~judge.record.runrecord.RunRecord.rows_as`).
+
+        Raises:
+            InputError: a row that is not a valid row of this task (file, line, field named).
+        """
+        return cast("list[RowT]", record.rows_as(self.row_model))
 
     def run_tau(self, record: RunRecord) -> float | None:
         """The threshold the run used for what :meth:`rescore` varies (default
@@ -221,16 +245,26 @@ class Task(abc.ABC):
     # ------------------------------------------------------------------ scoring
     @abc.abstractmethod
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
-        """Per-item rows (``items.jsonl``) and dataset metrics (``summary.json``)."""
+              ) -> tuple[list[RowT], dict[str, Any]]:
+        """Per-item rows (:attr:`row_model`, ``items.jsonl``) and dataset metrics
+        (``summary.json``)."""
 
     @abc.abstractmethod
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def metrics_from_rows(self, rows: Sequence[RowT]) -> dict[str, float]:
         """The numeric dataset metrics recomputed from item rows (a resample of them for the
         bootstrap): equal to :meth:`score`'s numeric metrics on the run's own rows."""
 
+    def resampled(self, rows: Sequence[RowT]) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """``idx -> metrics_from_rows([rows[i] for i in idx])``: the metrics of one bootstrap
+        resample (``idx``: row indices, repeats allowed), for
+        :mod:`judge.pipeline.uncertainty`. A task may read what its metrics need from the rows
+        once here instead of once per resample (selection:
+        :class:`~judge.tasks.matching.FuzzyColumns`); the result must be
+        :meth:`metrics_from_rows` of the resample, bit for bit."""
+        return lambda idx: self.metrics_from_rows([rows[i] for i in idx])
+
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+                quorum: int | None = None) -> tuple[list[RowT], dict[str, Any]] | None:
         """Rows and metrics of a stored run at τ (panels: another vote/quorum), with no judge
         call; None when the task cannot be re-scored.
 
@@ -258,7 +292,7 @@ class Task(abc.ABC):
         return []
 
     # ------------------------------------------------------------------ audit report
-    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+    def view(self, row: RowT) -> dict[str, Any]:
         """What the audit report shows of one item: ``{"kind": VIEW, ...content}`` where VIEW
         is one of the report's item views (``boolean``, ``texts``, ``labels``, ``ranking``,
         ``calls``, ``matrix``); ``{}`` when the row does not carry its content."""
@@ -269,17 +303,7 @@ class Task(abc.ABC):
         ``kind`` (:func:`judge.tasks.views.markdown_lines`); none for empty content."""
         return markdown_lines(content)
 
-    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+    def matrices(self, row: RowT) -> list[HeatmapView]:
         """The similarity matrices of an item row the report draws (default: none)."""
         return []
 
-
-def mean_of(keys: Sequence[str], rename: Mapping[str, str] | None = None,
-            ) -> Callable[[Sequence[Mapping[str, Any]]], dict[str, float]]:
-    """``rows -> {key: mean of row[key]}`` (keys renamed by ``rename``): the dataset metric of
-    tasks whose dataset value is the mean of per-item values (macro average)."""
-    import numpy as np
-
-    def f(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        return {(rename or {}).get(k, k): float(np.mean([r[k] for r in rows])) for k in keys}
-    return f

@@ -14,7 +14,7 @@ call: each parameter's first acceptable value. An optional argument judge (``--a
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -22,13 +22,15 @@ import numpy as np
 from judge import io
 from judge.errors import InputError
 from judge.items import Item, items_from_records, read_sides
+from judge.record.itemrows import FunctionCallRow
 from judge.tasks.arguments import (
     ArgEquivalent,
     equivalence_scorer,
     equivalent_for,
     judge_arguments,
 )
-from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
+from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.fccalls import FORMATS, checkable
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
 from judge.tasks.fcoptions import FunctionCallOptions
@@ -37,11 +39,22 @@ from metrics import fc_score_items
 from metrics.fc_check import ERROR_TYPES, check_item, names_match
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
 DEFAULT_FIELDS = ("pred_fn", "gold_fn")
 SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
+_SEED_COLUMNS: dict[str, Callable[[FunctionCallRow], float]] = {
+    "fn_acc_name": lambda r: r.fn_acc_name, "fn_acc_all": lambda r: r.fn_acc_all,
+    "rouge-1": lambda r: r.rouge_1, "rouge-2": lambda r: r.rouge_2,
+    "rouge-l": lambda r: r.rouge_l, "bleu-4": lambda r: r.bleu_4}
+"""Seed 003's per-item metrics (:data:`SEED_METRICS`) read from a typed row."""
+_COLUMNS: dict[str, Callable[[FunctionCallRow], Any]] = {
+    "accuracy": lambda r: r.correct, **_SEED_COLUMNS}
+"""The metrics of :meth:`FunctionCallTask.metrics_from_rows`: accuracy (the share of correct
+items, the mean of ``correct``) and the seed metrics' means."""
 
 
 def load_fc_items(source: Source, options: FunctionCallOptions | None = None) -> list[Item]:
@@ -86,7 +99,7 @@ def load_fc_items(source: Source, options: FunctionCallOptions | None = None) ->
 
 def score_function_call(items: Sequence[Item], fmt: str = "seed",
                         equivalent: ArgEquivalent | None = None,
-                        ) -> tuple[Rows, dict[str, Any]]:
+                        ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
     """Per-item rows and dataset metrics (see module docstring).
 
     ``equivalent``: judged string equivalence per (function, parameter) (from
@@ -117,23 +130,23 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
                           "pred_fn": seed_pred})
     arg_scorer = equivalence_scorer(equivalent) if equivalent is not None else None
     per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
-    rows = []
+    rows: list[FunctionCallRow] = []
     for item, (etype, correct, msg, pairs), r, p in zip(items, checks, per, shown, strict=True):
         row = {"id": item.id, "source": item.source, "correct": correct,
                "error_type": etype or None, "error": msg or None, "matching": pairs, **r,
                "gold_calls": item.truth, "pred_calls": p}
         if fmt == "bfcl":
             row["category"] = item.extra["category"]
-        rows.append(row)
+        rows.append(FunctionCallRow.model_validate(row))
     metrics: dict[str, Any] = {
-        "eval_size": len(rows), "accuracy": float(np.mean([r["correct"] for r in rows])),
-        **{k: float(np.mean([r[k] for r in rows])) for k in SEED_METRICS},
-        "error_types": {e: sum(1 for r in rows if r["error_type"] == e) for e in ERROR_TYPES},
+        "eval_size": len(rows), "accuracy": float(np.mean([r.correct for r in rows])),
+        **column_means(_SEED_COLUMNS, rows),
+        "error_types": {e: sum(1 for r in rows if r.error_type == e) for e in ERROR_TYPES},
     }
     if fmt == "bfcl":
-        cats = sorted({r["category"] for r in rows})
+        cats = sorted({r.category for r in rows if r.category is not None})
         metrics["accuracy_by_category"] = {
-            c: float(np.mean([r["correct"] for r in rows if r["category"] == c])) for c in cats}
+            c: float(np.mean([r.correct for r in rows if r.category == c])) for c in cats}
     return rows, metrics
 
 
@@ -160,10 +173,11 @@ def _seed_gold(item: Item, fmt: str) -> list[dict[str, Any]]:
         item.truth)
 
 
-class FunctionCallTask(Task):
+class FunctionCallTask(Task[FunctionCallRow]):
     """Function calls against gold calls (BFCL's checker and seed 003's metrics)."""
 
     name = "function-call"
+    row_model = FunctionCallRow
     summary = "function calls (seed, OpenAI tool_calls, BFCL) against gold calls"
     no_judge_reason = "calls are checked by BFCL's rules"
     probe_reason = ("--probe swap: the argument judge rates each value in its parameter's own "
@@ -219,14 +233,18 @@ class FunctionCallTask(Task):
         return {"function_call_format": self.options(params).format}
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
+              ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
         """See :func:`score_function_call`."""
         return score_function_call(items, self.options(params).format, judged.data)
 
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def metrics_from_rows(self, rows: Sequence[FunctionCallRow]) -> dict[str, float]:
         """Accuracy (share of correct items) and the means of seed 003's metrics."""
-        return {"accuracy": float(np.mean([bool(r.get("correct")) for r in rows])),
-                **mean_of(SEED_METRICS)(rows)}
+        return column_means(_COLUMNS, rows)
+
+    def resampled(self, rows: Sequence[FunctionCallRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
+        return column_means_resampled(_COLUMNS, rows)
 
     threshold = "arg_tau"
     curve_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "fn_acc_all", "fn_acc_name",
@@ -235,12 +253,13 @@ class FunctionCallTask(Task):
     def run_tau(self, record: RunRecord) -> float | None:
         """The run's ``--arg-tau`` (``summary.json``'s ``arg_judge.tau``); None without an
         argument judge."""
-        arg = record.summary.model_dump().get("arg_judge") or {}
+        arg = record.summary.get("arg_judge") or {}  # the judging's accounting entry
         tau = arg.get("tau")
         return float(tau) if isinstance(tau, (int, float)) else None
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+                quorum: int | None = None,
+                ) -> tuple[list[FunctionCallRow], dict[str, Any]] | None:
         """Re-check every call with the argument judge's stored verdicts at another
         ``--arg-tau`` (no judge call): the items are read again from the run's input files
         (:func:`judge.tasks.inputs.run_source`, sha256-checked) and each stored argument
@@ -255,7 +274,7 @@ class FunctionCallTask(Task):
         from judge.tasks.arguments import equivalence
         from judge.tasks.inputs import run_input, run_source
 
-        fmt = str(record.config.model_dump().get("function_call_format") or "seed")
+        fmt = str(record.config.get("function_call_format") or "seed")  # the task's entry
         options = FunctionCallOptions(format=fmt,  # type: ignore[arg-type]
                                       functions=run_input(record, "functions"))
         items = _load_once(self, run_source(record), options)
@@ -269,6 +288,6 @@ class FunctionCallTask(Task):
         rows, metrics = score_function_call(items, fmt, equivalent)
         return rows, {"arg_tau": tau if equivalent is not None else None, **metrics}
 
-    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+    def view(self, row: FunctionCallRow) -> dict[str, Any]:
         """The ``calls`` view: gold and predicted calls, verdict and error type."""
         return calls_view(row)

@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from judge.verdict import Verdict
 
 Rows = list[dict[str, Any]]
-"""Per-item rows (one JSON object per item, ``items.jsonl``)."""
+"""Rows of a JSONL file as plain objects (a run's extra files: ``disagreements.jsonl``…; item
+rows are the task's typed :attr:`~judge.tasks.base.Task.row_model`)."""
 
 
 @dataclass

@@ -5,17 +5,18 @@
   distinct pairs judged once; cache, progress, failure outcomes) and collect the verdict rows,
   the accounting and, for a panel, its agreement and disagreements;
 * :func:`match_row` — one matrix matched at τ (:func:`metrics.fuzzy_match`, seed 001's fuzzy TP)
-  as a JSON row that stores its strings and scores, so the run can be re-scored with no call;
+  as the fields of a row that stores its strings and scores, so the run can be re-scored with
+  no call;
 * :func:`stored_matrix` / :func:`revoted_matrix` — a stored row's matrix as written, or rebuilt
   from the panel members' stored verdicts under another vote rule, quorum or τ;
 * :func:`fuzzy_metrics` — dataset macro (mean of per-row values) and micro (from summed
-  counts) fuzzy P/R/F1 of matched rows.
+  counts) fuzzy P/R/F1 of matched rows (:class:`~judge.record.itemrows.SelectionRow`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +25,7 @@ from judge.judges.base import Judge, JudgeContext
 from judge.matrix import MatrixBuild, SimilarityMatrix, build_matrices_async, distinct_pairs
 from judge.numbers import finite_or_none
 from judge.tasks.base import Judged
+from judge.tasks.columns import MeanColumn
 from judge.verdict import OUTCOMES
 from metrics import FuzzyMatchResult, fuzzy_match, fuzzy_prf, normalize
 
@@ -117,14 +119,12 @@ def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,
     return r, d
 
 
-def stored_matrix(row: Mapping[str, Any]) -> NDArray[np.float64]:
-    """The m×n matrix stored in a row by :func:`match_row` (null → NaN).
-
-    Raises:
-        KeyError: a row without ``pred``/``truth``/``scores``.
-    """
-    return np.array([[np.nan if x is None else x for x in r] for r in row["scores"]],
-                    dtype=np.float64).reshape(len(row["pred"]), len(row["truth"]))
+def stored_matrix(scores: Sequence[Sequence[float | None]], n_pred: int, n_truth: int,
+                  ) -> NDArray[np.float64]:
+    """The ``n_pred``×``n_truth`` matrix a row stores (``scores`` as :func:`match_row` writes
+    them: nested lists, None → NaN)."""
+    return np.array([[np.nan if x is None else x for x in r] for r in scores],
+                    dtype=np.float64).reshape(n_pred, n_truth)
 
 
 def member_scores(verdict_rows: Iterable[Mapping[str, Any]], panel_id: str,
@@ -164,22 +164,83 @@ def revoted_matrix(pred: Sequence[str], truth: Sequence[str], scope: str | None,
     return m
 
 
-def fuzzy_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+class FuzzyRow(Protocol):
+    """A matched row's counts and scores (:class:`~judge.record.itemrows.SelectionRow`)."""
+
+    @property
+    def tp_fuzzy(self) -> float: ...
+    @property
+    def n_pred(self) -> int: ...
+    @property
+    def n_truth(self) -> int: ...
+    @property
+    def precision(self) -> float: ...
+    @property
+    def recall(self) -> float: ...
+    @property
+    def f1(self) -> float: ...
+
+
+def fuzzy_metrics(rows: Sequence[FuzzyRow]) -> dict[str, float]:
     """Dataset fuzzy P/R/F1 of matched rows: ``macro_*`` = mean of the rows' values, ``micro_*``
-    from the summed ``tp_fuzzy``, ``n_pred`` and ``n_truth`` (seed 001's aggregation).
+    from the summed ``tp_fuzzy``, ``n_pred`` and ``n_truth`` (seed 001's aggregation);
+    :meth:`FuzzyColumns.metrics` of all the rows.
 
     Examples:
-        >>> rows = [{"tp_fuzzy": 1.0, "n_pred": 2, "n_truth": 1, "precision": 0.5,
-        ...          "recall": 1.0, "f1": 2 / 3},
-        ...         {"tp_fuzzy": 0.0, "n_pred": 1, "n_truth": 1, "precision": 0.0,
-        ...          "recall": 0.0, "f1": 0.0}]
+        >>> from judge.record.itemrows import SelectionRow
+        >>> rows = [SelectionRow(id="a", tp_fuzzy=1.0, n_pred=2, n_truth=1, n_exact=0,
+        ...                      precision=0.5, recall=1.0, f1=2 / 3),
+        ...         SelectionRow(id="b", tp_fuzzy=0.0, n_pred=1, n_truth=1, n_exact=0,
+        ...                      precision=0.0, recall=0.0, f1=0.0)]
         >>> m = fuzzy_metrics(rows)
         >>> round(m["micro_precision"], 4), m["micro_recall"], round(m["macro_f1"], 4)
         (0.3333, 0.5, 0.3333)
     """
-    tp = sum(r["tp_fuzzy"] for r in rows)
-    mp, mr, mf = fuzzy_prf(tp, sum(r["n_pred"] for r in rows), sum(r["n_truth"] for r in rows))
-    return {"macro_precision": float(np.mean([r["precision"] for r in rows])),
-            "macro_recall": float(np.mean([r["recall"] for r in rows])),
-            "macro_f1": float(np.mean([r["f1"] for r in rows])),
-            "micro_precision": mp, "micro_recall": mr, "micro_f1": mf}
+    return FuzzyColumns.of(rows).metrics()
+
+
+class FuzzyColumns:
+    """The values :func:`fuzzy_metrics` needs, read from the rows once, so the bootstrap's
+    resamples index them instead of reading typed rows again (:mod:`judge.tasks.columns`).
+
+    The numbers are those of the row-by-row definition, bit for bit: TP_fuzzy summed by
+    Python's ``sum`` in row order, counts as integers, the macro means by numpy's mean of the
+    same values in the same order (:class:`~judge.tasks.columns.MeanColumn`).
+    """
+
+    def __init__(self, rows: Sequence[FuzzyRow]) -> None:
+        self.tp: list[float] = []
+        n_pred: list[int] = []
+        n_truth: list[int] = []
+        p: list[float] = []
+        r: list[float] = []
+        f: list[float] = []
+        for row in rows:
+            self.tp.append(row.tp_fuzzy)
+            n_pred.append(row.n_pred)
+            n_truth.append(row.n_truth)
+            p.append(row.precision)
+            r.append(row.recall)
+            f.append(row.f1)
+        self.n_pred = np.asarray(n_pred, dtype=np.int64)
+        self.n_truth = np.asarray(n_truth, dtype=np.int64)
+        self.precision, self.recall, self.f1 = MeanColumn(p), MeanColumn(r), MeanColumn(f)
+
+    @classmethod
+    def of(cls, rows: Sequence[FuzzyRow]) -> FuzzyColumns:
+        """The columns of ``rows`` (typed rows or anything with their six attributes)."""
+        return cls(rows)
+
+    def metrics(self, idx: NDArray[np.intp] | None = None) -> dict[str, float]:
+        """:func:`fuzzy_metrics` of the rows ``idx`` (a resample, repeats allowed; None = all
+        rows in order)."""
+        if idx is None:
+            tp = sum(self.tp)
+            n_pred, n_truth = int(self.n_pred.sum()), int(self.n_truth.sum())
+        else:
+            tp = sum(map(self.tp.__getitem__, idx.tolist()))
+            n_pred, n_truth = int(self.n_pred[idx].sum()), int(self.n_truth[idx].sum())
+        mp, mr, mf = fuzzy_prf(tp, n_pred, n_truth)
+        return {"macro_precision": self.precision.mean(idx),
+                "macro_recall": self.recall.mean(idx), "macro_f1": self.f1.mean(idx),
+                "micro_precision": mp, "micro_recall": mr, "micro_f1": mf}

@@ -5,17 +5,21 @@ sample F1 ``average="samples"``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judge import io
 from judge.items import Item
-from judge.tasks.base import Judged, Params, Rows, Task
+from judge.record.itemrows import MultilabelRow
+from judge.tasks.base import Judged, Params, Task
 from judge.tasks.selection import query_of
 from judge.tasks.views import labels_view
 from metrics import multilabel_scores
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 
 def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_division: float,
@@ -31,29 +35,41 @@ def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_divis
     return multilabel_scores(t, p, zero_division=zero_division), classes
 
 
-class MultilabelTask(Task):
+def _metrics(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
+    s, _ = _indicators(pairs, 0.0)
+    return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
+            "sample_f1": s.sample_f1}
+
+
+class MultilabelTask(Task[MultilabelRow]):
     """Label sets against gold label sets (seed 004)."""
 
     name = "multilabel"
+    row_model = MultilabelRow
     summary = "label sets against gold label sets: C-P/R/F1, O-P/R/F1, sample F1"
     no_judge_reason = "its labels are compared exactly"
     extractors = (io.label_list, io.label_list)
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
+              ) -> tuple[list[MultilabelRow], dict[str, Any]]:
         """Rows ``{id, source, query?, pred, truth}`` (sorted label sets) and the scores with
         the list of ``classes``."""
         s, classes = _indicators([(i.pred, i.truth) for i in items], params.zero_division)
-        rows = [{"id": i.id, "source": i.source, **query_of(i), "pred": sorted(set(i.pred)),
-                 "truth": sorted(set(i.truth))} for i in items]
+        rows = [MultilabelRow.model_validate(
+                    {"id": i.id, "source": i.source, **query_of(i), "pred": sorted(set(i.pred)),
+                     "truth": sorted(set(i.truth))}) for i in items]
         return rows, {**s.to_dict(), "classes": classes}
 
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def metrics_from_rows(self, rows: Sequence[MultilabelRow]) -> dict[str, float]:
         """C-*, O-* and sample F1 of the rows' label sets."""
-        s, _ = _indicators([(r["pred"], r["truth"]) for r in rows], 0.0)
-        return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
-                "sample_f1": s.sample_f1}
+        return _metrics([(r.pred, r.truth) for r in rows])
 
-    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+    def resampled(self, rows: Sequence[MultilabelRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' label sets read once."""
+        pairs = [(r.pred, r.truth) for r in rows]
+        return lambda idx: _metrics([pairs[i] for i in idx])
+
+    def view(self, row: MultilabelRow) -> dict[str, Any]:
         """The ``labels`` view: predicted and gold labels, missing and extra ones."""
         return labels_view(row)

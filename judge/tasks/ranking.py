@@ -4,18 +4,29 @@ query, averaged over the queries that have judgments (trec_eval's ``map``, ``ndc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.errors import InputError
 from judge.items import Item
-from judge.tasks.base import Judged, Params, Rows, Source, Task, mean_of
+from judge.record.itemrows import RANK_CUTOFF, RankingRow
+from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.views import ranking_view
 from metrics import average_precision, err_at_k, ndcg_at_k
 
-K = 10
-"""Cut-off of AP@k, NDCG@k and ERR@k."""
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+K = RANK_CUTOFF
+"""Cut-off of AP@k, NDCG@k and ERR@k (the rows' field names carry it:
+:data:`judge.record.itemrows.RANK_CUTOFF`)."""
+_COLUMNS: dict[str, Callable[[RankingRow], float]] = {
+    "map": lambda r: r.ap, f"map@{K}": lambda r: r.ap_at_k, "ndcg": lambda r: r.ndcg,
+    f"ndcg@{K}": lambda r: r.ndcg_at_k, f"err@{K}": lambda r: r.err_at_k}
+"""The dataset metrics (means over queries; AP's mean is MAP) and the row value of each."""
 
 def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
     """TREC run + qrels → one item per judged query (pred = ranked doc ids, truth = doc →
@@ -44,10 +55,11 @@ def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
         raise InputError("no query of the run has judgments in the qrels", run_path)
     return items
 
-class RankingTask(Task):
+class RankingTask(Task[RankingRow]):
     """A ranked run against graded relevance judgments."""
 
     name = "ranking"
+    row_model = RankingRow
     summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
     no_judge_reason = "it scores a TREC run against qrels"
 
@@ -72,30 +84,34 @@ class RankingTask(Task):
                          "judge.tasks.ranking.load_ranking", field="task")
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
+              ) -> tuple[list[RankingRow], dict[str, Any]]:
         """Rows with the per-query values, the ranked list and the qrels; their means (``map``
         for AP) with the query count and ERR's maximum grade."""
         max_grade = max([1, *[g for i in items for g in i.truth.values()]])
-        rows: Rows = []
+        rows: list[RankingRow] = []
         for i in items:
-            rows.append({"id": i.id, "source": i.source, "retrieved": len(i.pred),
+            rows.append(RankingRow.model_validate({
+                         "id": i.id, "source": i.source, "retrieved": len(i.pred),
                          "relevant": sum(1 for g in i.truth.values() if g >= 1),
                          "ap": average_precision(i.pred, i.truth),
                          f"ap@{K}": average_precision(i.pred, i.truth, k=K),
                          "ndcg": ndcg_at_k(i.pred, i.truth),
                          f"ndcg@{K}": ndcg_at_k(i.pred, i.truth, K),
                          f"err@{K}": err_at_k(i.pred, i.truth, max_grade, K),
-                         "ranked": list(i.pred), "qrels": dict(i.truth)})
+                         "ranked": list(i.pred), "qrels": dict(i.truth)}))
         return rows, {"queries": len(items), "err_max_grade": max_grade,
                       **self.metrics_from_rows(rows)}
 
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        """Means over queries of AP (``map``), AP@k (``map@k``), NDCG, NDCG@k and ERR@k (the
-        cut-off read from the rows' keys)."""
-        keys = [k for k in rows[0] if k.startswith(("ap", "ndcg", "err"))] if rows else []
-        return mean_of(keys, {k: k.replace("ap", "map", 1) for k in keys
-                              if k.startswith("ap")})(rows) if rows else {}
+    def metrics_from_rows(self, rows: Sequence[RankingRow]) -> dict[str, float]:
+        """Means over queries of AP (``map``), AP@k (``map@k``), NDCG, NDCG@k and ERR@k
+        (k = :data:`K`); none without rows."""
+        return column_means(_COLUMNS, rows) if rows else {}
 
-    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+    def resampled(self, rows: Sequence[RankingRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
+        return column_means_resampled(_COLUMNS, rows)
+
+    def view(self, row: RankingRow) -> dict[str, Any]:
         """The ``ranking`` view: ranked documents against the relevant ones."""
         return ranking_view(row)

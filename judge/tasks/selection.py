@@ -9,14 +9,16 @@ one-to-one matching maximises the total score, as scipy's ``linear_sum_assignmen
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from judge import io
 from judge.errors import InputError
 from judge.items import Item
-from judge.tasks.base import HeatmapView, Judged, Params, Rows, Task
+from judge.record.itemrows import SelectionRow
+from judge.tasks.base import HeatmapView, Judged, Params, Task
 from judge.tasks.matching import (
+    FuzzyColumns,
     fuzzy_metrics,
     judge_groups,
     match_row,
@@ -28,6 +30,9 @@ from judge.tasks.matching import (
 from metrics import aggregate_fuzzy, fuzzy_match
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
 
@@ -37,10 +42,23 @@ def query_of(item: Item) -> dict[str, str]:
     return {"query": item.query} if item.query else {}
 
 
-class SelectionTask(Task):
+def _stored(row: SelectionRow) -> tuple[list[str], list[str], list[list[float | None]]]:
+    """The strings and matrix a row stores.
+
+    Raises:
+        InputError: a row without them (the run's other rows have them).
+    """
+    if row.pred is None or row.truth is None or row.scores is None:
+        raise InputError(f"item {row.id!r} stores no similarity matrix (pred, truth, scores)",
+                         field="scores")
+    return row.pred, row.truth, row.scores
+
+
+class SelectionTask(Task[SelectionRow]):
     """Fuzzy set matching of predicted vs gold strings (seed 001)."""
 
     name = "selection"
+    row_model = SelectionRow
     summary = "lists of strings matched one-to-one by a judge at τ: fuzzy P/R/F1"
     extractors = (io.string_list, io.string_list)
     judge_role = "judge"
@@ -72,51 +90,64 @@ class SelectionTask(Task):
         return [(params.context, distinct_pairs([(i.pred, i.truth) for i in items])[0])]
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
+              ) -> tuple[list[SelectionRow], dict[str, Any]]:
         """One row per item (:func:`judge.tasks.matching.match_row`, plus id, source and
         query) and the aggregated fuzzy metrics with τ."""
-        rows: Rows = []
+        rows: list[SelectionRow] = []
         results = []
         for item, m in zip(items, judged.matrices, strict=True):
             r, d = match_row(m, params.tau, params.zero_division)
             results.append(r)
-            rows.append({"id": item.id, "source": item.source, **query_of(item), **d})
+            rows.append(SelectionRow.model_validate(
+                {"id": item.id, "source": item.source, **query_of(item), **d}))
         agg = aggregate_fuzzy(results, zero_division=params.zero_division)
         return rows, {"tau": params.tau, **agg.to_dict()}
 
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def metrics_from_rows(self, rows: Sequence[SelectionRow]) -> dict[str, float]:
         """Macro and micro fuzzy P/R/F1 (:func:`judge.tasks.matching.fuzzy_metrics`)."""
         return fuzzy_metrics(rows)
 
+    def resampled(self, rows: Sequence[SelectionRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:func:`~judge.tasks.matching.fuzzy_metrics` of a resample, from the rows' values
+        read once (:class:`~judge.tasks.matching.FuzzyColumns`)."""
+        return FuzzyColumns.of(rows).metrics
+
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+                quorum: int | None = None) -> tuple[list[SelectionRow], dict[str, Any]] | None:
         """Re-match the stored matrices at τ; for a panel run, first re-vote the members'
         stored verdicts with ``rule``/``quorum`` (None = the run's). None when the rows do not
-        store their scores (a run written before they were)."""
-        rows = record.item_rows()
-        if not rows or "scores" not in rows[0]:
+        store their scores (a run written before they were).
+
+        Raises:
+            InputError: a row that is not a selection row, or stores no matrix while the
+                first one does.
+        """
+        rows = self.rows(record)
+        if not rows or rows[0].scores is None:
             return None
+        stored = [_stored(r) for r in rows]
         judge = record.config.judge
         if judge is not None and judge.is_panel:
             members = [m.id for m in judge.members]
             scores, scoped = member_scores(record.verdict_rows(), judge.id)
-            matrices = [revoted_matrix(r["pred"], r["truth"], r["id"] if scoped else None,
+            matrices = [revoted_matrix(p, t, r.id if scoped else None,
                                        scores, members, rule or str(judge.vote),
                                        (judge.quorum or 1) if quorum is None else quorum,
                                        tau)
-                        for r in rows]
+                        for r, (p, t, _) in zip(rows, stored, strict=True)]
         else:
-            matrices = [stored_matrix(r) for r in rows]
+            matrices = [stored_matrix(s, len(p), len(t)) for p, t, s in stored]
         zd = float(record.config.zero_division)
-        results = [fuzzy_match(r["pred"], r["truth"], m, tau=tau, zero_division=zd)
-                   for r, m in zip(rows, matrices, strict=True)]
-        out = [{"id": r["id"], **res.to_dict()} for r, res in zip(rows, results, strict=True)]
+        results = [fuzzy_match(p, t, m, tau=tau, zero_division=zd)
+                   for (p, t, _), m in zip(stored, matrices, strict=True)]
+        out = [SelectionRow.model_validate({"id": r.id, **res.to_dict()})
+               for r, res in zip(rows, results, strict=True)]
         return out, {"tau": tau, **aggregate_fuzzy(results, zero_division=zd).to_dict()}
 
-    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+    def matrices(self, row: SelectionRow) -> list[HeatmapView]:
         """The item's one similarity matrix (none when the row did not store it)."""
-        if "scores" not in row:
+        if row.scores is None:
             return []
-        matches = [{**m, "kind": "exact" if m.get("exact") else "fuzzy"}
-                   for m in row.get("matches", [])]
-        return [HeatmapView("", list(row["pred"]), list(row["truth"]), row["scores"], matches)]
+        pred, truth, scores = _stored(row)
+        return [HeatmapView("", list(pred), list(truth), scores, list(row.matches))]

@@ -9,14 +9,14 @@ when the score is strictly greater than τ. Reported: fuzzy P/R/F1 micro (summed
 macro (mean over entity types), strict (exact-offset) P/R/F1 as CoNLL-2003 / ``seqeval``
 strict mode, and a per-type table (definitions: :mod:`metrics.spans`).
 
-Each item row stores, per type, the span texts, offsets, the score matrix (null = no verdict)
-and the matches, so :meth:`SpansTask.rescore` re-matches at another τ with no judge call.
+Each item row (:class:`~judge.record.itemrows.SpansRow`, built by :mod:`judge.tasks.spanrows`)
+stores, per type, the span texts, offsets, the score matrix (null = no verdict) and the matches,
+so :meth:`SpansTask.rescore` re-matches at another τ with no judge call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,8 +27,8 @@ from judge.errors import InputError
 from judge.io import Record
 from judge.items import Item
 from judge.matrix import SimilarityMatrix
-from judge.numbers import finite_or_none
-from judge.tasks.base import HeatmapView, Judged, Params, Rows, Task
+from judge.record.itemrows import SpansRow, SpanTypeRow
+from judge.tasks.base import HeatmapView, Judged, Params, Task
 from judge.tasks.matching import (
     judge_groups,
     member_scores,
@@ -37,25 +37,24 @@ from judge.tasks.matching import (
     work_units,
 )
 from judge.tasks.selection import query_of
-from judge.tasks.views import markdown_lines
-from metrics.spans import (
-    Counts,
-    Span,
-    as_span,
-    by_type,
-    exact_span_pairs,
-    match_type,
-    span_scores,
-    sum_counts,
-    type_scores,
+from judge.tasks.spanrows import (
+    Group,
+    dataset_summary,
+    full_matrix,
+    group,
+    item_row,
+    row_counts,
+    span_metrics,
+    spans_of,
+    type_row,
+    types_of,
 )
+from judge.tasks.views import markdown_lines
+from metrics.spans import Span, as_span, by_type
 
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
-
-_COUNT_KEYS = ("n_pred", "n_truth", "n_exact", "tp_fuzzy", "n_types")
-
 
 def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     """A list of spans ``{start, end, type, text}`` (CSV/TSV: a JSON array in the cell),
@@ -78,110 +77,28 @@ def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     return out
 
 
-@dataclass(frozen=True)
-class _Group:
-    """One (item, entity type): its spans and which of them are left after exact matching."""
-
-    item: int
-    type: str
-    pred: list[Span]
-    truth: list[Span]
-    exact: list[tuple[int, int]]
-    rest_p: list[int]
-    rest_t: list[int]
-
-
-def _group(item: int, typ: str, pred: list[Span], truth: list[Span]) -> _Group:
-    exact = exact_span_pairs(pred, truth)
-    used_p, used_t = {i for i, _ in exact}, {j for _, j in exact}
-    return _Group(item, typ, pred, truth, exact,
-                  [i for i in range(len(pred)) if i not in used_p],
-                  [j for j in range(len(truth)) if j not in used_t])
-
-
-def _groups(items: Sequence[Item]) -> list[_Group]:
+def _groups(items: Sequence[Item]) -> list[Group]:
     """Every (item, type) group, items in order, types sorted."""
     out = []
     for k, item in enumerate(items):
         p = [Span(**d) for d in item.pred]
         t = [Span(**d) for d in item.truth]
         for typ, (ip, it) in by_type(p, t).items():
-            out.append(_group(k, typ, [p[i] for i in ip], [t[j] for j in it]))
+            out.append(group(k, typ, [p[i] for i in ip], [t[j] for j in it]))
     return out
 
 
-def _pairs(groups: Sequence[_Group]) -> list[tuple[list[str], list[str]]]:
+def _pairs(groups: Sequence[Group]) -> list[tuple[list[str], list[str]]]:
     """The texts the judge scores: per group, the spans left after exact matching."""
     return [([g.pred[i].text for i in g.rest_p], [g.truth[j].text for j in g.rest_t])
             for g in groups]
 
 
-def _full(g: _Group, residual: NDArray[np.float64] | None) -> NDArray[np.float64]:
-    """The type's whole matrix: exact cells 1.0, the judged block of the spans left after
-    exact matching (``residual``, len(rest_p) × len(rest_t); None = no verdicts), NaN
-    elsewhere (never judged)."""
-    full = np.full((len(g.pred), len(g.truth)), np.nan)
-    if residual is not None and g.rest_p and g.rest_t:
-        full[np.ix_(g.rest_p, g.rest_t)] = residual
-    for i, j in g.exact:
-        full[i, j] = 1.0
-    return full
-
-
-def _type_row(g: _Group, full: NDArray[np.float64], tau: float, zero_division: float,
-              judge_ids: Mapping[tuple[int, int], str | None]) -> dict[str, Any]:
-    """One type's part of an item row: spans, scores, matches, counts and scores."""
-    m = match_type(g.pred, g.truth, full, tau)
-    c = Counts(m.n_pred, m.n_truth, m.n_exact, m.tp_fuzzy)
-    used_p = {x.pred_index for x in m.matches}
-    used_t = {x.truth_index for x in m.matches}
-    return {
-        "type": g.type, "pred": [s.text for s in g.pred], "truth": [s.text for s in g.truth],
-        "pred_offsets": [[s.start, s.end] for s in g.pred],
-        "truth_offsets": [[s.start, s.end] for s in g.truth],
-        "scores": [[finite_or_none(x) for x in r] for r in full],
-        "matches": [{"pred_index": x.pred_index, "truth_index": x.truth_index,
-                     "pred": g.pred[x.pred_index].text, "truth": g.truth[x.truth_index].text,
-                     "score": x.score, "exact": x.exact,
-                     "kind": "exact" if x.exact else "fuzzy",
-                     "judge_id": None if x.exact else judge_ids.get(
-                         (x.pred_index, x.truth_index))} for x in m.matches],
-        "unmatched_pred": [i for i in range(len(g.pred)) if i not in used_p],
-        "unmatched_truth": [j for j in range(len(g.truth)) if j not in used_t],
-        "n_pred": c.n_pred, "n_truth": c.n_truth, "n_exact": c.n_exact, "tp_fuzzy": c.tp_fuzzy,
-        **type_scores(c, zero_division)}
-
-
-def _item_row(meta: Mapping[str, Any], types: list[dict[str, Any]], zero_division: float,
-              ) -> dict[str, Any]:
-    """An item row: ``meta`` (id, source, query), item-level fuzzy and strict scores over all
-    types, and the ``types`` parts."""
-    c = sum((Counts(t["n_pred"], t["n_truth"], t["n_exact"], t["tp_fuzzy"]) for t in types),
-            Counts())
-    return {**meta, "n_pred": c.n_pred, "n_truth": c.n_truth, "n_exact": c.n_exact,
-            "tp_fuzzy": c.tp_fuzzy, **type_scores(c, zero_division), "types": types}
-
-
-def _counts(rows: Sequence[Mapping[str, Any]]) -> dict[str, Counts]:
-    return sum_counts([{t["type"]: Counts(t["n_pred"], t["n_truth"], t["n_exact"], t["tp_fuzzy"])
-                        for t in r["types"]} for r in rows])
-
-
-def _summary(rows: Sequence[Mapping[str, Any]], tau: float, zero_division: float,
-             ) -> dict[str, Any]:
-    s = span_scores(_counts(rows), zero_division)
-    return {"tau": tau, **s, "per_type_f1": {t: v["f1"] for t, v in s["per_type"].items()}}
-
-
-def _spans_of(t: Mapping[str, Any], side: str) -> list[Span]:
-    return [Span(o[0], o[1], t["type"], text)
-            for o, text in zip(t[f"{side}_offsets"], t[side], strict=True)]
-
-
-class SpansTask(Task):
+class SpansTask(Task[SpansRow]):
     """Entity spans matched per type: exact offsets, then by the judge on texts above τ."""
 
     name = "spans"
+    row_model = SpansRow
     summary = "entity spans {start, end, type, text}: exact offsets or judge > τ, per type"
     extractors = (span_list, span_list)
     judge_role = "judge"
@@ -221,7 +138,7 @@ class SpansTask(Task):
         return judged
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
-              ) -> tuple[Rows, dict[str, Any]]:
+              ) -> tuple[list[SpansRow], dict[str, Any]]:
         """One row per item (id, source, query, item-level scores, ``types``) and the dataset
         scores (:func:`metrics.spans.span_scores`) with τ and ``per_type_f1``.
 
@@ -233,30 +150,39 @@ class SpansTask(Task):
         if len(mats) != len(groups):
             raise ValueError(f"judged.matrices: expected {len(groups)} (item, type) matrices, "
                              f"got {len(mats)}")
-        per_item: list[list[dict[str, Any]]] = [[] for _ in items]
+        per_item: list[list[SpanTypeRow]] = [[] for _ in items]
         for g, m in zip(groups, mats, strict=True):
             ids = {} if m is None else {(g.rest_p[r], g.rest_t[c]): v.judge_id
                                         for (r, c), v in m.verdicts.items()}
-            full = _full(g, None if m is None else m.scores)
-            per_item[g.item].append(_type_row(g, full, params.tau, params.zero_division, ids))
-        rows = [_item_row({"id": it.id, "source": it.source, **query_of(it)}, types,
+            full = full_matrix(g, None if m is None else m.scores)
+            per_item[g.item].append(type_row(g, full, params.tau, params.zero_division, ids))
+        rows = [item_row({"id": it.id, "source": it.source, **query_of(it)}, types,
                           params.zero_division) for it, types in zip(items, per_item, strict=True)]
-        return rows, _summary(rows, params.tau, params.zero_division)
+        return rows, dataset_summary(rows, params.tau, params.zero_division)
 
-    def metrics_from_rows(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    def metrics_from_rows(self, rows: Sequence[SpansRow]) -> dict[str, float]:
         """Micro and macro fuzzy P/R/F1, strict micro and macro P/R/F1 from the rows' per-type
         counts (undefined ratios 0.0)."""
-        s = span_scores(_counts(rows))
-        return {k: float(v) for k, v in s.items()
-                if k not in _COUNT_KEYS and isinstance(v, (int, float))}
+        return span_metrics([row_counts(r) for r in rows])
+
+    def resampled(self, rows: Sequence[SpansRow],
+                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+        """:meth:`metrics_from_rows` of a resample, from each row's per-type counts read once."""
+        per_row = [row_counts(r) for r in rows]
+        return lambda idx: span_metrics([per_row[i] for i in idx])
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[Rows, dict[str, Any]] | None:
+                quorum: int | None = None) -> tuple[list[SpansRow], dict[str, Any]] | None:
         """Re-match the stored per-type matrices at τ; for a panel run, first re-vote the
         members' stored verdicts with ``rule``/``quorum`` (None = the run's). None when the
-        rows do not store their types."""
-        rows = record.item_rows()
-        if not rows or "types" not in rows[0]:
+        rows do not store their types.
+
+        Raises:
+            InputError: a row that is not a spans row, or stores no types while the first one
+                does.
+        """
+        rows = self.rows(record)
+        if not rows or rows[0].types is None:
             return None
         judge = record.config.judge
         panel = judge is not None and judge.is_panel
@@ -269,40 +195,44 @@ class SpansTask(Task):
         out = []
         for r in rows:
             types = []
-            for t in r["types"]:
-                g = _group(0, t["type"], _spans_of(t, "pred"), _spans_of(t, "truth"))
-                m = (revoted_matrix(t["pred"], t["truth"], r["id"] if scoped else None, scores,
+            for t in types_of(r):
+                g = group(0, t.type, spans_of(t.type, t.pred, t.pred_offsets),
+                           spans_of(t.type, t.truth, t.truth_offsets))
+                m = (revoted_matrix(t.pred, t.truth, r.id if scoped else None, scores,
                                     members, vote, quorum or 1, tau)
-                     if panel else stored_matrix(t))
-                full = _full(g, m[np.ix_(g.rest_p, g.rest_t)])
+                     if panel else stored_matrix(t.scores, len(t.pred), len(t.truth)))
+                full = full_matrix(g, m[np.ix_(g.rest_p, g.rest_t)])
                 ids = {(i, j): record.judge_id for i in g.rest_p for j in g.rest_t}
-                types.append(_type_row(g, full, tau, zd, ids))
-            meta: dict[str, Any] = {k: r[k] for k in ("id", "source", "query") if k in r}
-            out.append(_item_row(meta, types, zd))
-        return out, _summary(out, tau, zd)
+                types.append(type_row(g, full, tau, zd, ids))
+            meta = {k: v for k, v in (("id", r.id), ("source", r.source), ("query", r.query))
+                    if r.has(k)}  # as the row has them
+            out.append(item_row(meta, types, zd))
+        return out, dataset_summary(out, tau, zd)
 
-    def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
+    def matrices(self, row: SpansRow) -> list[HeatmapView]:
         """One heatmap per entity type (label = the type), rows = predicted span texts."""
-        return [HeatmapView(t["type"], list(t["pred"]), list(t["truth"]), t["scores"],
-                            list(t["matches"])) for t in row.get("types", [])]
+        return [HeatmapView(t.type, list(t.pred), list(t.truth), t.scores, list(t.matches))
+                for t in row.types or []]
 
-    def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
+    def view(self, row: SpansRow) -> dict[str, Any]:
         """A ``labels`` view of the spans (``TYPE 'text' [start, end)``): ``missing`` = gold
         spans left unmatched, ``extra`` = predicted spans left unmatched, plus ``matched``
         (``TYPE 'pred' ↔ 'gold' (score)``, exact ones marked); ``{}`` without ``types``."""
-        if "types" not in row:
+        if row.types is None:
             return {}
         c: dict[str, list[str]] = {"pred": [], "truth": [], "missing": [], "extra": [],
                                    "matched": []}
-        for t in row["types"]:
-            for side, miss in (("pred", "extra"), ("truth", "missing")):
-                shown = [f"{t['type']} {x!r} [{o[0]}, {o[1]})"
-                         for x, o in zip(t[side], t[f"{side}_offsets"], strict=True)]
+        for t in row.types:
+            for side, miss, texts, offsets, unmatched in (
+                    ("pred", "extra", t.pred, t.pred_offsets, t.unmatched_pred),
+                    ("truth", "missing", t.truth, t.truth_offsets, t.unmatched_truth)):
+                shown = [f"{t.type} {x!r} [{o[0]}, {o[1]})"
+                         for x, o in zip(texts, offsets, strict=True)]
                 c[side] += shown
-                c[miss] += [shown[k] for k in t[f"unmatched_{side}"]]
-            c["matched"] += [f"{t['type']} {m['pred']!r} ↔ {m['truth']!r} "
-                             + ("(exact)" if m["exact"] else f"({m['score']:.3f})")
-                             for m in t["matches"]]
+                c[miss] += [shown[k] for k in unmatched]
+            c["matched"] += [f"{t.type} {m.pred!r} ↔ {m.truth!r} "
+                             + ("(exact)" if m.exact else f"({m.score:.3f})")
+                             for m in t.matches]
         return {"kind": "labels", **c}
 
     def markdown(self, content: Mapping[str, Any]) -> list[str]:

@@ -1,7 +1,8 @@
 """What the audit report shows of one item, per kind of content (``judge.runs.report``).
 
-A task's :meth:`~judge.tasks.base.Task.view` returns one of these views of an ``items.jsonl``
-row — a dict whose ``"kind"`` names how the report draws it — and its
+A task's :meth:`~judge.tasks.base.Task.view` returns one of these views of its typed
+``items.jsonl`` row (:mod:`judge.record.itemrows`) — a dict whose ``"kind"`` names how the
+report draws it — and its
 :meth:`~judge.tasks.base.Task.markdown` turns that view into Markdown lines
 (:func:`markdown_lines`). The HTML page draws the same views by ``kind`` in the browser:
 
@@ -24,41 +25,49 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from judge.record.itemrows import (
+    FunctionCallRow,
+    GenerationRow,
+    JudgmentRow,
+    MultilabelRow,
+    RankingRow,
+)
+
 RANK_LIMIT = 100
 """Ranked documents shown per query (the metrics use the whole run; items.jsonl has it all)."""
 
 
-def boolean_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def boolean_view(row: JudgmentRow) -> dict[str, Any]:
     """``{"kind": "boolean", "pred", "truth", "correct"}`` of a yes/no judgment row
     (``correct`` = pred == truth when the row does not store it); ``{}`` without
     ``pred``/``truth``."""
-    if "pred" not in row or "truth" not in row:
+    if not row.has("pred", "truth"):
         return {}
-    return {"kind": "boolean", "pred": row["pred"], "truth": row["truth"],
-            "correct": row.get("correct", row["pred"] == row["truth"])}
+    return {"kind": "boolean", "pred": row.pred, "truth": row.truth,
+            "correct": row.correct if row.has("correct") else row.pred == row.truth}
 
 
-def texts_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def texts_view(row: GenerationRow) -> dict[str, Any]:
     """``{"kind": "texts", "pred": text, "truth": [reference, ...]}`` of a generated text and
     its references; ``{}`` without ``pred``/``truth``."""
-    if "pred" not in row or "truth" not in row:
+    if not row.has("pred", "truth"):
         return {}
-    return {"kind": "texts", "pred": row["pred"], "truth": row["truth"]}
+    return {"kind": "texts", "pred": row.pred, "truth": row.truth}
 
 
-def labels_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def labels_view(row: MultilabelRow) -> dict[str, Any]:
     """``{"kind": "labels", "pred", "truth", "missing", "extra"}`` of a multi-label row:
     ``missing`` = gold labels not predicted, ``extra`` = predicted labels not in gold (each in
     its list's order); ``{}`` without ``pred``/``truth``."""
-    if "pred" not in row or "truth" not in row:
+    if not row.has("pred", "truth"):
         return {}
-    pred, truth = row["pred"], row["truth"]
+    pred, truth = row.pred, row.truth
     return {"kind": "labels", "pred": pred, "truth": truth,
             "missing": [x for x in truth if x not in pred],
             "extra": [x for x in pred if x not in truth]}
 
 
-def ranking_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def ranking_view(row: RankingRow) -> dict[str, Any]:
     """The ``ranking`` view of one query's row (``ranked`` document ids, ``qrels`` doc → grade).
 
     Returns:
@@ -68,10 +77,10 @@ def ranking_view(row: Mapping[str, Any]) -> dict[str, Any]:
         first, then by rank, unretrieved last, then by id), ``"relevant_missing"`` (relevant
         but not retrieved)``}``; ``{}`` without ``ranked``.
     """
-    if "ranked" not in row:
+    if row.ranked is None:
         return {}
-    qrels: Mapping[str, int] = row.get("qrels") or {}
-    ranked = list(row["ranked"])
+    qrels: Mapping[str, int] = row.qrels or {}
+    ranked = list(row.ranked)
     rank_of = {d: k + 1 for k, d in enumerate(ranked)}
     relevant = sorted(((d, g, rank_of.get(d)) for d, g in qrels.items() if g >= 1),
                       key=lambda x: (-x[1], x[2] if x[2] is not None else 10**9, x[0]))
@@ -81,17 +90,19 @@ def ranking_view(row: Mapping[str, Any]) -> dict[str, Any]:
             "relevant_missing": sum(1 for r in relevant if r[2] is None)}
 
 
-def calls_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def calls_view(row: FunctionCallRow) -> dict[str, Any]:
     """``{"kind": "calls", "gold", "pred", "correct", "error_type", "error", "matching",
     "category"}`` of a function-call row: gold and predicted calls (``pred`` is the raw model
     output when it could not be parsed), the verdict, its error type and explanation, the
-    ``[gold index, pred index]`` matching and the BFCL category; ``{}`` without
-    ``gold_calls``."""
-    if "gold_calls" not in row:
+    ``[gold index, pred index]`` matching and the BFCL category (None for other formats);
+    ``{}`` without ``gold_calls``."""
+    if not row.has("gold_calls"):
         return {}
-    return {"kind": "calls", "gold": row["gold_calls"], "pred": row.get("pred_calls"),
-            **{k: row.get(k) for k in ("correct", "error_type", "error", "matching",
-                                       "category")}}
+    return {"kind": "calls", "gold": row.gold_calls, "pred": row.pred_calls,
+            "correct": row.correct if row.has("correct") else None,
+            "error_type": row.error_type, "error": row.error,
+            "matching": row.matching if row.has("matching") else None,
+            "category": row.category}
 
 
 def calls_json(x: Any) -> str:
@@ -138,7 +149,7 @@ def markdown_lines(content: Mapping[str, Any]) -> list[str]:
     Examples:
         >>> markdown_lines({"kind": "boolean", "pred": False, "truth": True, "correct": False})
         ['- prediction: false · gold: true → wrong']
-        >>> markdown_lines(labels_view({"pred": ["a", "b"], "truth": ["b", "c"]}))
+        >>> markdown_lines(labels_view(MultilabelRow(id="x", pred=["a", "b"], truth=["b", "c"])))
         ['- predicted: a, b', '- gold: b, c', '- missing: c · extra: a']
     """
     c = content

@@ -71,9 +71,11 @@ def test_round_trip_one_batch_no_direct_call_half_price(tmp_path: Path) -> None:
         assert len(lines) == 6 and {x["url"] for x in lines} == {"/v1/chat/completions"}
         assert lines[0]["body"]["response_format"]["type"] == "json_schema"
         summary = json.loads((tmp_path / "r1" / "summary.json").read_text(encoding="utf-8"))
-        assert summary["batch_api"] == [{"judge": "openai:fake-model", "batch_id": batch["id"],
-                                         "status": "completed", "requests": 6, "answered": 6,
-                                         "failed": 0}]
+        assert summary["batch_api"] == [{"judge": "openai:fake-model", "requests": 6,
+                                         "answered": 6, "failed": 0, "batches": [
+                                             {"batch_id": batch["id"], "status": "completed",
+                                              "requests": 6, "answered": 6, "failed": 0}]}]
+        assert not list((tmp_path / "cache" / "batches").glob(".*"))  # no scratch left
         verdicts = _verdicts(tmp_path / "r1")
         assert [v["score"] for v in verdicts] == [fake_score(p, t) for p, t in PAIRS]
         assert all(v["outcome"] == "ok" and not v["cached"] for v in verdicts)
@@ -118,7 +120,7 @@ def test_expired_batch_keeps_what_it_answered(tmp_path: Path) -> None:
     assert len(expired) == 2 and all("completion window expired" in v["rationale"]
                                      for v in expired)
     summary = json.loads((tmp_path / "r1" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["batch_api"][0]["status"] == "expired"
+    assert summary["batch_api"][0]["batches"][0]["status"] == "expired"
     assert summary["batch_api"][0]["answered"] == 4
 
 

@@ -178,6 +178,13 @@ def test_annotators_majority_mean_and_alpha(tmp_path) -> None:  # type: ignore[n
          r"every pair is positive.*ROC-AUC and the threshold choice are undefined"),
         ("pred\ttruth\tlabel\na\tx\t3.5\nb\ty\t1\n", [], r"graded labels .* --positive-threshold"),
         ("pred\ttruth\tlabel\na\tx\t1\nb\ty\t0\n", ["--objective", "auc"], "unknown objective"),
+        # a NaN threshold is the option's fault, not the labels' (before: "every pair is
+        # negative after binarising", blaming field 'label')
+        ("pred\ttruth\tlabel\na\tx\t3\nb\ty\t1\n", ["--positive-threshold", "nan"],
+         r"^simjudge: error: field 'positive-threshold': --positive-threshold must be a finite "
+         r"number, got nan$"),
+        ("pred\ttruth\tlabel\na\tx\t1\nb\ty\t0\n", ["--positive-threshold", "inf"],
+         r"field 'positive-threshold': .* got inf"),
     ],
 )
 def test_bad_labels_exit_2(tmp_path, content: str, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
@@ -188,7 +195,7 @@ def test_bad_labels_exit_2(tmp_path, content: str, args: list[str], message: str
     assert output.count("error:") == 1
     import re
 
-    assert re.search(message, output), output
+    assert re.search(message, output.strip(), re.M), output
     assert not (tmp_path / "out").exists()
 
 

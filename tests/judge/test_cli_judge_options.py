@@ -396,7 +396,8 @@ def test_sinks_redact_old_runs_and_rows(tmp_path, monkeypatch) -> None:
     row = {"pred": "Alpha", "truth": "apple", "score": None, "outcome": "transport_error",
            "rationale": f"HTTP 401: Incorrect API key provided: {key}", "raw": f"Bearer {key}",
            "judge_id": "j", "scorer": "s", "cache_key": "k"}
-    item = {"id": "a", "pred": ["Alpha"], "truth": ["apple"], "scores": [[None]],
+    item = {"id": "a", "n_pred": 1, "n_truth": 1, "n_exact": 0, "tp_fuzzy": 0.0,
+            "pred": ["Alpha"], "truth": ["apple"], "scores": [[None]],
             "matches": [], "precision": 0.0, "recall": 0.0, "f1": 0.0}
     config = {"task": "selection", "tau": 0.7, "judge": {"id": "j"},
               "command": ["simjudge", "eval", "--context", key]}

@@ -75,23 +75,23 @@ def test_dry_run_calls_nothing_and_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_max_usd_stops_before_the_budget_and_writes_the_run(tmp_path: Path) -> None:
-    # expensive model: each call is estimated at about 0.006 USD (≈ 266 prompt tokens at 10
-    # USD/M + 60 completion tokens at 50 USD/M) and costs about 0.004 as the fake server
-    # reports usage, so a budget of 0.02 allows a few calls (concurrency 1: in order) and
-    # stops before the one whose estimate would cross it
+    # expensive model: each call's worst case is about 0.037 USD (≈ 1,100 prompt bytes at 10
+    # USD/M + the 512-token cap at 50 USD/M) and it costs about 0.004 as the fake server
+    # reports usage, so a budget of 0.05 allows a few calls (concurrency 1: in order) and
+    # stops before the one whose worst case would cross it
     data, prices = _files(tmp_path, price_in=10.0, price_out=50.0)
     with FakeOpenAIServer(FakeServerConfig()) as srv:
-        res = _eval(srv, data, prices, tmp_path, "--max-usd", "0.02", "--concurrency", "1",
+        res = _eval(srv, data, prices, tmp_path, "--max-usd", "0.05", "--concurrency", "1",
                     "--out", str(tmp_path / "run"))
         calls = len(srv.log)
     assert res.exit_code == 1, res.output  # type: ignore[attr-defined]
     assert "budget" in res.output  # type: ignore[attr-defined]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert 0 < calls < 8 and summary["judge_calls"] == calls
-    assert summary["cost_usd"] <= 0.02
+    assert summary["cost_usd"] <= 0.05
     (stop,) = summary["stopped_early"]
-    assert stop["reason"].startswith("budget: the next call would take the run over "
-                                     "--max-usd 0.02 USD")
+    assert stop["reason"].startswith("budget: the next call could take the run over "
+                                     "--max-usd 0.05 USD")
     assert stop["pairs_not_attempted"] == 8 - calls
     rows = [json.loads(x) for x in (tmp_path / "run" / "verdicts.jsonl").read_text(
         encoding="utf-8").splitlines()]

@@ -89,6 +89,14 @@ def test_bad_rows_exit_2_and_write_nothing(tmp_path: Path) -> None:
         assert not list(tmp_path.glob("m*.jsonl"))
     res = runner.invoke(app, ["labels", "merge", str(a), "--out", str(tmp_path / "m.jsonl")])
     assert res.exit_code == 2 and "two or more files" in res.output
+    # an empty input file is a mistake (a wrong path, an export that failed), never "no labels"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    res = runner.invoke(app, ["labels", "merge", str(a), str(empty), "--out",
+                              str(tmp_path / "m.jsonl")])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == f"simjudge: error: {empty}: no labels in this file (it is empty)"
+    assert not list(tmp_path.glob("m*.jsonl"))
 
 
 def test_an_unwritable_out_is_one_line_exit_1(tmp_path: Path) -> None:

@@ -8,10 +8,13 @@ import datetime as dt
 import json
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.errors import InputError
 from judge.record.store import load_run
 from judge.runs.audit import report_data
 from judge.runs.review import blind, with_human_labels
@@ -42,18 +45,39 @@ def test_human_labels_attach_by_item_and_pair(tmp_path: Path) -> None:
     hm = item["heatmaps"][0]
     p, t = hm["pred"][0], hm["truth"][0]
     labels = tmp_path / "l.jsonl"
-    labels.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
-        {"id": item["id"], "pred": p, "truth": t, "label": 1, "reviewer": "ann",
-         "reviewed_at": "2026-11-22T10:00:00Z", "note": "same thing"},
-        {"pred": p, "truth": t, "label": 0, "reviewer": "bob"},          # no id: any item
-        {"id": "no-such-item", "pred": p, "truth": t, "label": 1},       # not in the run
-        {"id": item["id"], "pred": "nowhere", "truth": t, "label": 1}]), encoding="utf-8")
+    good = [{"id": item["id"], "pred": p, "truth": t, "label": 1, "reviewer": "ann",
+             "reviewed_at": "2026-11-22T10:00:00Z", "note": "same thing"},
+            {"pred": p, "truth": t, "label": 0, "reviewer": "bob"}]      # no id: any item
+    labels.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in good),
+                      encoding="utf-8")
     data, unmatched = with_human_labels(data, [labels])
-    assert unmatched == 2
+    assert unmatched == 0
     assert data["human"][json.dumps([item["id"], p, t], ensure_ascii=False,
                                     separators=(",", ":"))][0]["reviewer"] == "ann"
     assert data["human"][json.dumps([None, p, t], ensure_ascii=False,
                                     separators=(",", ":"))][0]["label"] == 0
+
+
+@pytest.mark.parametrize("row,field,message", [
+    ({"id": "no-such-item", "truth": "T0", "label": 1}, "id", "no item 'no-such-item' in this run"),
+    ({"pred": "nowhere", "truth": "T0", "label": 1}, "pred", "'nowhere' is no prediction"),
+    ({"truth": "nowhere", "label": 1}, "truth", "is no judged pair"),
+])
+def test_a_label_for_a_pair_not_in_the_run_is_an_error(tmp_path: Path, row: dict[str, Any],
+                                                        field: str, message: str) -> None:
+    data = report_data(selection_record())
+    item = data["items"][0]
+    hm = item["heatmaps"][0]
+    ok = {"id": item["id"], "pred": hm["pred"][0], "truth": hm["truth"][0], "label": 1}
+    bad = {"id": item["id"], "pred": hm["pred"][0], **row}
+    if bad["truth"] == "T0":
+        bad["truth"] = hm["truth"][0]
+    labels = tmp_path / "l.jsonl"
+    labels.write_text(json.dumps(ok) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        with_human_labels(data, [labels])
+    assert exc.value.path == str(labels) and exc.value.line == 2
+    assert exc.value.field == field and message in exc.value.message
 
 
 def test_blind_and_overrides_flags(tmp_path: Path) -> None:
@@ -72,6 +96,19 @@ def test_blind_and_overrides_flags(tmp_path: Path) -> None:
     bad.write_text('{"pred": "x", "label": 1}\n', encoding="utf-8")
     res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(bad)])
     assert res.exit_code == 2 and "bad.jsonl:1: field 'truth'" in res.output
+    # an empty overrides file and a label of a pair the run does not have: exit 2, one line
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(empty),
+                              "--out", str(tmp_path / "o.html")])
+    assert res.exit_code == 2 and f"{empty}: no labels in this file" in res.output
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"pred": "Job Information", "truth": "no such gold", "label": 1}\n',
+                     encoding="utf-8")
+    res = runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(other),
+                              "--out", str(tmp_path / "o.html")])
+    assert res.exit_code == 2 and f"{other}:1: field '" in res.output, res.output
+    assert "in this run" in res.output and not (tmp_path / "o.html").exists()
 
 
 def _click_first_cell(d, By, n: int = 0) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.calibration.labelsdb import LabelsDB, labelled
+from judge.calibration.labelevents import labelled
+from judge.calibration.labelsdb import LabelsDB
 from tests.cli_runs import CLI, ENV
 from tests.review_server import cell_score, is_match, start, write_table_run
 

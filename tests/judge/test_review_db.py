@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from judge.calibration.labels import load_labels
-from judge.calibration.labelsdb import (
-    LabelsDB,
+from judge.calibration.labelevents import (
     Scale,
     content_sha256,
     effective,
     labelled,
     latest_undoable,
 )
+from judge.calibration.labels import load_labels
+from judge.calibration.labelsdb import LabelsDB
 from judge.cli import app
 from judge.errors import InputError
 

@@ -17,6 +17,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -143,33 +144,139 @@ def test_out_on_a_read_only_mount_is_refused_before_any_judge_call(tmp_path: Pat
     assert list(ro.iterdir()) == []
 
 
+def test_out_at_a_mount_point_is_written_into_not_renamed(tmp_path: Path) -> None:
+    # a Docker volume (-v …:/out --out /out) is a mount point: rename(2) onto it fails with
+    # EBUSY. Before, every call was paid, then the final rename failed and the message blamed
+    # disk room, on every rerun. Now the run is written inside it and moved in file by file.
+    n = 20
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
+    vol, out = tmp_path / "vol", tmp_path / "out"
+    vol.mkdir()
+    out.mkdir()
+    (vol / "lost+found").mkdir()  # a volume's own entry: never touched
+    with FakeOpenAIServer() as srv:
+        args = _llm_args(data, srv, tmp_path / "cache", "--out", str(out))
+        res = _in_mount_ns("; ".join([
+            f"mount --bind {vol} {out} || exit 99",
+            _cmd([*args, "--overwrite"]) + f" 2> {tmp_path}/err1; echo $? > {tmp_path}/rc1",
+            f"ls -A {out} > {tmp_path}/ls1",
+            _cmd([*args, "--overwrite"]) + f" 2> {tmp_path}/err2; echo $? > {tmp_path}/rc2",
+            _cmd(args) + f" 2> {tmp_path}/err3; echo $? > {tmp_path}/rc3"]))
+        assert res.returncode == 0, res.stderr
+        requests = len(_chat_requests(srv))
+    rc = [int((tmp_path / f"rc{k}").read_text()) for k in (1, 2, 3)]
+    assert rc == [0, 0, 2], [(tmp_path / f"err{k}").read_text() for k in (1, 2, 3)]
+    listed = (tmp_path / "ls1").read_text().split()
+    assert {"config.json", "summary.json", "verdicts.jsonl", "lost+found"} <= set(listed)
+    assert not [x for x in listed if x.startswith(".")]  # no temp dir left inside
+    assert _summary(vol)["n_items"] == n and _summary(vol)["cache_hits"] == n  # the 2nd run
+    assert requests == n  # paid once: the rerun was all cache hits
+    assert (vol / "lost+found").is_dir() and _hidden(tmp_path) == []
+    assert "not empty (use --overwrite)" in _one_error_line((tmp_path / "err3").read_text())
+
+
+_EBUSY_RENAME = """
+import errno, os, runpy, sys
+out, real = sys.argv[1], os.rename
+def rename(src, dst, *a, **kw):  # the directory cannot be renamed or replaced: a mount point
+    if os.fspath(dst) == out or os.fspath(src) == out:
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), os.fspath(src), None, os.fspath(dst))
+    return real(src, dst, *a, **kw)
+os.rename = rename
+sys.argv = ["simjudge", *sys.argv[2:]]
+runpy.run_module("judge.cli", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_out_whose_rename_fails_with_ebusy_is_filled_in_place(tmp_path: Path) -> None:
+    # a mount that /proc/self/mountinfo does not list: the final rename fails with EBUSY,
+    # and the run is moved into the directory instead (with --overwrite too)
+    out = tmp_path / "out"
+    out.mkdir()
+    for k, n in ((1, 5), (2, 7)):
+        data = write_items(tmp_path / f"d{k}.jsonl", letter_pairs(n))
+        res = subprocess.run([sys.executable, "-c", _EBUSY_RENAME, str(out), "eval", str(data),
+                              "--judge", "lexical", "--out", str(out), "--bootstrap", "0",
+                              *(["--overwrite"] if k == 2 else [])],
+                             cwd=REPO, env=ENV, capture_output=True, text=True, timeout=180)
+        assert res.returncode == 0, res.stderr
+        assert _summary(out)["n_items"] == n
+        assert not [p for p in out.iterdir() if p.name.startswith(".")]
+        assert _hidden(tmp_path) == []
+
+
+def test_a_write_error_other_than_room_does_not_blame_room(tmp_path: Path) -> None:
+    # the final rename failing with EACCES-like errors is not a full disk: the message says
+    # what happened and does not ask for room
+    out = tmp_path / "out"
+    script = _EBUSY_RENAME.replace("errno.EBUSY", "errno.EPERM")
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(3))
+    res = subprocess.run([sys.executable, "-c", script, str(out), "eval", str(data), "--judge",
+                          "lexical", "--out", str(out), "--bootstrap", "0"],
+                         cwd=REPO, env=ENV, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 1
+    line = _one_error_line(res.stderr)
+    assert f"cannot write {out}: Operation not permitted" in line and "room" not in line
+    assert not out.exists() and _hidden(tmp_path) == []
+
+
 # --------------------------------------------------------------- 2. full disk
-def test_cache_hits_file_size_limit_stops_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
+def _two_lines(stderr: str) -> tuple[str, str]:
+    """The warning printed when the cache first refused, and the closing line saying where the
+    refused answers are (nothing else, no traceback)."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert "Traceback" not in stderr and len(lines) == 2, stderr
+    assert lines[0].startswith("simjudge: warning: the judge-call cache in "), stderr
+    assert lines[1].startswith("simjudge: the judge-call cache refused writes ("), stderr
+    return lines[0], lines[1]
+
+
+def _unstored_keys(run: Path) -> list[str]:
+    path = run / "unstored_answers.jsonl"
+    return [json.loads(x)["key"] for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def _import(*files: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    return _cli(["cache", "import", *map(str, files), "--cache-dir", str(cache)])
+
+
+def test_cache_hits_file_size_limit_keeps_answers_in_the_run(tmp_path: Path) -> None:
+    # the cache's SQLite files reach the 1 MB file size limit after some dozens of answers:
+    # the run goes on, keeps the refused answers in memory and writes them into the run
     n = 300
     data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir, out = tmp_path / "cache", tmp_path / "run"
     with FakeOpenAIServer() as srv:
         res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"),
                    preexec_fn=_file_size_limit(1_000_000))
-        line = _one_error_line(res.stderr)
         assert res.returncode == 1, res.stderr
-        assert f"cannot write to the judge-call cache in {cache_dir}" in line
-        first = len(_chat_requests(srv))
+        _, last = _two_lines(res.stderr)
         stored = JudgeCache(cache_dir).stats()["entries"]
-        # the SQLite WAL reaches 1 MB after some dozens of answers: stopped well before n
-        assert 0 < stored <= first < n
-        assert not out.exists() and _hidden(tmp_path) == []
-        srv.log.clear()
-        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"))
-        assert res.returncode == 0, res.stderr
         s = _summary(out)
-        # every stored answer is reused; only the others are paid for
-        assert s["cache_hits"] == stored and s["judge_calls"] == n - stored
-        assert len(_chat_requests(srv)) == n - stored
-    assert s["outcomes"]["ok"] == n
+        assert 0 < stored < n and len(_chat_requests(srv)) == n == s["judge_calls"]
+        assert s["outcomes"]["ok"] == n  # the run is complete
+        assert s["cache_refused"]["stored"] == stored
+        assert s["cache_refused"]["unstored"] == n - stored == len(_unstored_keys(out))
+        assert f"{n - stored} paid answer(s) it refused are kept in {out}" in last
+        print(f"cache stored {stored}, run kept {n - stored} of {n} paid answers")
+        # a rerun with as little room: its stored answers are reused, it completes again
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "r2")),
+                   preexec_fn=_file_size_limit(1_000_000))
+        s2 = _summary(tmp_path / "r2")
+        assert res.returncode == 1 and s2["outcomes"]["ok"] == n, res.stderr
+        assert s2["cache_hits"] >= stored and s2["judge_calls"] == n - s2["cache_hits"]
+        # with room again, the kept answers go into the cache: a rerun pays for none
+        res = _import(out, tmp_path / "r2" / "unstored_answers.jsonl", cache=cache_dir)
+        assert res.returncode == 0 and "stored" in res.stdout, res.stderr
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "r3")))
+        assert res.returncode == 0, res.stderr
+        assert _summary(tmp_path / "r3")["cache_hits"] == n and _chat_requests(srv) == []
 
 
-def test_local_judge_cache_hits_file_size_limit_keeps_finished_batches(tmp_path: Path) -> None:
+def test_local_judge_cache_hits_file_size_limit_recomputes_free_vectors(
+        tmp_path: Path) -> None:
     # the embedded judge stores its vectors per batch of 64 strings, each batch one transaction
     n = 300  # 600 distinct strings
     data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
@@ -178,13 +285,18 @@ def test_local_judge_cache_hits_file_size_limit_keeps_finished_batches(tmp_path:
             str(out), "--bootstrap", "0"]
     res = _cli(args, preexec_fn=_file_size_limit(1_000_000))
     assert res.returncode == 1, res.stderr
-    assert "cannot write to the judge-call cache" in _one_error_line(res.stderr)
+    _, last = _two_lines(res.stderr)
     stored = JudgeCache(cache_dir).stats()["entries"]
-    assert 0 < stored < 2 * n and stored % 64 == 0 and not out.exists()  # whole batches
-    res = _cli(args)
-    assert res.returncode == 0, res.stderr
+    assert 0 < stored < 2 * n and stored % 64 == 0  # whole batches
+    # free vectors are not held (recomputed by a rerun): the run is written, nothing kept
     s = _summary(out)
-    assert s["cache_hits"] == stored and s["judge_calls"] == 2 * n - stored
+    assert s["n_items"] == n and _unstored_keys(out) == []
+    assert s["cache_refused"]["dropped"] == 2 * n - stored and "recomputed by a rerun" in last
+    res = _cli([*args[:-4], "--out", str(tmp_path / "r2"), "--bootstrap", "0"])
+    assert res.returncode == 0, res.stderr
+    s2 = _summary(tmp_path / "r2")
+    assert s2["cache_hits"] == stored and s2["judge_calls"] == 2 * n - stored
+    assert s2["metrics"] == s["metrics"]
 
 
 def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -> None:
@@ -201,7 +313,7 @@ def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -
     assert res.returncode == 0 and _summary(out)["n_items"] == 400
 
 
-def test_cache_on_full_tmpfs_enospc_keeps_calls_rerun_pays_none(tmp_path: Path) -> None:
+def test_cache_on_full_tmpfs_enospc_keeps_answers_in_the_run(tmp_path: Path) -> None:
     n = 300
     data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     mnt, copy, out = tmp_path / "mnt", tmp_path / "cache_copy", tmp_path / "run"
@@ -212,16 +324,17 @@ def test_cache_on_full_tmpfs_enospc_keeps_calls_rerun_pays_none(tmp_path: Path) 
             + _cmd(_llm_args(data, srv, mnt / "cache", "--out", str(out), "--concurrency", "4"))
             + f"; rc=$?; cp -a {mnt}/cache {copy}; exit $rc")
         assert res.returncode == 1, res.stderr
-        line = _one_error_line(res.stderr)
-        assert "cannot write to the judge-call cache" in line and "disk is full" in line
+        first, _ = _two_lines(res.stderr)
+        assert "disk is full" in first or "No space left" in first
         stored = JudgeCache(copy).stats()["entries"]
-        assert 0 < stored <= len(_chat_requests(srv)) < n and not out.exists()
-        srv.log.clear()
-        res = _cli(_llm_args(data, srv, copy, "--out", str(out)))
+        assert 0 < stored < n and len(_chat_requests(srv)) == n
+        assert len(_unstored_keys(out)) == n - stored and _summary(out)["outcomes"]["ok"] == n
+        res = _import(out / "unstored_answers.jsonl", cache=copy)
         assert res.returncode == 0, res.stderr
-        s = _summary(out)
-        assert s["cache_hits"] == stored and s["judge_calls"] == n - stored
-        assert len(_chat_requests(srv)) == n - stored
+        srv.log.clear()
+        res = _cli(_llm_args(data, srv, copy, "--out", str(tmp_path / "r2")))
+        assert res.returncode == 0, res.stderr
+        assert _summary(tmp_path / "r2")["cache_hits"] == n and _chat_requests(srv) == []
 
 
 def test_run_dir_on_full_tmpfs_enospc_cache_complete_rerun_pays_none(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from judge.record.itemrows import Match
 from judge.record.store import record_from_parts
 from judge.runs.audit import report_data
 from judge.runs.report import render_html, render_jsonl, render_markdown
@@ -350,11 +351,11 @@ class _TwoTypes(Task):
 
     def matrices(self, row: Mapping[str, Any]) -> list[HeatmapView]:
         return [HeatmapView("PER", ["Ann"], ["Anne"], [[0.72]],
-                            [{"pred_index": 0, "truth_index": 0, "score": 0.72,
-                              "kind": "judged", "judge_id": "j"}]),
+                            [Match(pred_index=0, truth_index=0, score=0.72,
+                                   kind="judged", judge_id="j")]),
                 HeatmapView("LOC", ["Paris", "Rome"], ["Paris"], [[1.0], [0.3]],
-                            [{"pred_index": 0, "truth_index": 0, "score": 1.0,
-                              "kind": "exact", "judge_id": None}])]
+                            [Match(pred_index=0, truth_index=0, score=1.0,
+                                   kind="exact", judge_id=None)])]
 
     def view(self, row: Mapping[str, Any]) -> dict[str, Any]:
         return {"kind": "texts", "pred": "Ann went to Paris and Rome", "truth": ["Anne, Paris"]}

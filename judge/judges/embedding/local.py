@@ -142,6 +142,7 @@ class LocalJudge(EmbeddingJudge):
 
     scorer_id = METHOD
     unit_vectors = True  # USE().encode returns L2-normalised vectors
+    recomputable = True  # offline and free: not held when a full disk refuses them
 
     def __init__(self, judge_id: str = "local",
                  calibration: dict[str, Any] | str | None = "default",

@@ -4,52 +4,43 @@
 For each ``openai:`` judge of the run (a panel's members and a repeated judge's samples
 included), before the task judges anything:
 
-1. the requests the run needs — the same requests, with the same cache keys, a direct run
-   would send (:meth:`judge.judges.llm.llmjudge.LLMJudge.requests_for`) — minus those already
-   cached;
-2. **submit**: their ``POST /v1/chat/completions`` bodies as one JSONL file (``custom_id`` =
-   the cache key) uploaded with ``files.create(purpose="batch")``, then ``batches.create``;
-   the file id, then the batch id, are written to a state file in the cache directory
-   (``<cache>/batches/<digest of the keys>.json``) *before* the next step, so a killed run
-   resumes: the same command finds the state, adopts a batch created just before the kill
-   (``batches.list``, by input file), and never submits the same requests twice;
-3. **poll** ``batches.retrieve`` with backoff (``SIMJUDGE_BATCH_POLL_S`` seconds at first,
-   default 10, ×1.5 per poll up to 60) until ``completed``, ``failed``, ``expired`` or
-   ``cancelled``;
-4. **download** the output and error files: each answer is parsed like a direct reply
-   (:func:`judge.judges.llm.replies.chat_result`) and stored in the cache at once under its key —
-   so a later direct run is a cache hit and a kill after this point loses nothing — and
-   handed to the run (``JudgeContext.batch``), which makes its verdicts from it (cost at
-   :data:`judge.judges.llm.llmjudge.BATCH_PRICE_FACTOR` of the price, ``latency_s`` 0). A request
-   the batch failed (its error line, or no line at all in an expired, failed or cancelled
-   batch) is that pair's ``transport_error`` naming the batch and the reason — never a
-   silent 0, never re-sent directly; rerunning the command submits the failed ones in a new
-   batch.
+1. **plan** (:mod:`~judge.judges.llm.batchsplit`): the requests the run needs — the same
+   requests, with the same cache keys, a direct run would send — minus those cached and those a
+   running batch of this judge already holds (that batch is *adopted*: a rerun with one item
+   added pays only for the new one); the rest is written to disk as chunk files within the
+   provider's limits (:class:`~judge.judges.llm.batchstate.BatchLimits`: 50,000 requests and
+   200 MB per batch by default). A running batch this run needs nothing of is *stale*: it is
+   collected into the cache when it ends, or cancelled with ``cancel_stale``.
+2. **submit and wait** (:mod:`~judge.judges.llm.batchwait`): each chunk is uploaded from its
+   file (streamed, ``files.create(purpose="batch")``) and made a batch (``batches.create``),
+   paced by the model's enqueued-token limit; the file id, then the batch id, are written to
+   the chunk's state file (``<cache>/batches/<sha256 of its bytes>.json``,
+   :mod:`~judge.judges.llm.batchstate`) *before* the next step, so a killed run resumes: the
+   same command finds the states, adopts a batch created just before the kill
+   (``batches.list``, by input file), and never submits the same requests twice.
+3. **collect** (:mod:`~judge.judges.llm.batchcollect`) every batch as it ends: answers go to
+   the cache at once and to the run (``JudgeContext.batch``, on disk:
+   :class:`~judge.judges.llm.batchanswers.BatchAnswers`), which makes its verdicts from them
+   (cost at :data:`judge.judges.llm.llmjudge.BATCH_PRICE_FACTOR` of the price). A request the
+   batch did not answer is that pair's ``transport_error`` naming the batch, the reason and the
+   server's ``errors`` — never a silent 0, never re-sent directly. A batch that ended
+   (``completed``, ``failed``, ``expired``, ``cancelled``) is never adopted again: a rerun
+   submits its unanswered requests anew.
 
-``summary.json`` gets ``batch_api``: per judge the batch id, status, requests, answered and
-failed. Only ``openai:`` judges on one endpoint (OpenAI, or a server implementing ``/v1/files``
-and ``/v1/batches``); the cache must be writable (``read-write``).
+``summary.json`` gets ``batch_api``: per judge the requests needed, answered and failed, each
+batch (id, status, counts, errors) and what became of stale batches. Only ``openai:`` judges
+on one endpoint (OpenAI, or a server implementing ``/v1/files`` and ``/v1/batches``); the
+cache must be writable (``read-write``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import json
-import os
-import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from judge.errors import BatchPendingError, InputError
+from judge.errors import InputError
 from judge.judges.base import Judge, JudgeContext, Pair
-from judge.judges.failures import TransportError
-
-TERMINAL = ("completed", "failed", "expired", "cancelled")
-"""Batch statuses after which nothing more will be answered."""
-POLL_ENV = "SIMJUDGE_BATCH_POLL_S"
-POLL_MAX_S = 60.0
+from judge.judges.llm.batchstate import BatchLimits, batches_dir, drop_local_files, state_path
 
 
 def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
@@ -89,71 +80,44 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-class _Reply:
-    """A downloaded answer body in the shape :func:`chat_result` reads (an HTTP response)."""
+def parse_queue_tokens(text: str | None) -> dict[str, int]:
+    """``--batch-queue-tokens``: ``N`` (every model) or ``MODEL=N[,MODEL=N…]``, N > 0 tokens.
 
-    def __init__(self, body: Any) -> None:
-        self.text = json.dumps(body, ensure_ascii=False)
-        self.headers = {"content-type": "application/json"}
-
-
-def _save(path: Path, state: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _error_of(line: dict[str, Any], batch_id: str) -> TransportError:
-    """The failure of one error-file (or non-200 output) line."""
-    resp: dict[str, Any] = line["response"] if isinstance(line.get("response"), dict) else {}
-    body: dict[str, Any] = resp["body"] if isinstance(resp.get("body"), dict) else {}
-    err: dict[str, Any] = (line["error"] if isinstance(line.get("error"), dict) else
-                           body["error"] if isinstance(body.get("error"), dict) else {})
-    msg = str(err.get("message") or err.get("code") or "no reason given")
-    code = resp.get("status_code")
-    where = f"HTTP {code}: " if isinstance(code, int) else ""
-    return TransportError(f"batch {batch_id}: {where}{msg}", raw=json.dumps(line)[:2000],
-                          cause=f"batch request failed ({code or err.get('code')})")
-
-
-async def _poll(client: Any, batch_id: str, say: Callable[[str], None]) -> Any:
-    delay = float(os.environ.get(POLL_ENV) or 10.0)
-    while True:
+    Raises:
+        InputError: (field ``batch-queue-tokens``) anything else.
+    """
+    out: dict[str, int] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        model, _, n = part.rpartition("=")
         try:
-            b = await client.batches.retrieve(batch_id)
-        except Exception as exc:  # the SDK retried already: leave the batch running
-            raise BatchPendingError(
-                f"could not check batch {batch_id} ({type(exc).__name__}: {exc}); it keeps "
-                "running at the provider: rerun the same command to resume") from None
-        if b.status in TERMINAL:
-            return b
-        counts = b.request_counts
-        done = f"{counts.completed + counts.failed}/{counts.total}" if counts else "?"
-        say(f"batch {batch_id}: {b.status}, {done} requests done; next check in {delay:.3g} s")
-        await asyncio.sleep(delay)
-        delay = min(delay * 1.5, POLL_MAX_S)
-
-
-async def _download(client: Any, file_id: str | None) -> list[dict[str, Any]]:
-    if not file_id:
-        return []
-    content = await client.files.content(file_id)
-    out = []
-    for line in content.text.splitlines():
-        try:
-            obj = json.loads(line)
+            value = int(n.replace("_", ""))
         except ValueError:
-            continue  # a broken line: its request stays unanswered (reported as such)
-        if isinstance(obj, dict) and isinstance(obj.get("custom_id"), str):
-            out.append(obj)
+            value = 0
+        if value <= 0:
+            raise InputError(f"expected N or MODEL=N with N a positive number of tokens, got "
+                             f"{part.strip()!r}", field="batch-queue-tokens")
+        out[model.strip() or "*"] = value
     return out
 
 
-def _check_budget(judge: Any, todo: Sequence[Any], ctx: JudgeContext) -> None:
-    """``--max-usd`` before a batch is submitted: a batch is paid whole, so its estimated cost
-    (:meth:`judge.judges.llm.llmjudge.LLMJudge.estimated_usd` at the batch price) must fit the
-    budget.
+def check_limits(limits: BatchLimits) -> None:
+    """Check the split limits before any call.
+
+    Raises:
+        InputError: ``max_requests`` or ``max_bytes`` below 1 (fields ``batch-max-requests``,
+            ``batch-max-bytes``).
+    """
+    for name, value in (("batch-max-requests", limits.max_requests),
+                        ("batch-max-bytes", limits.max_bytes)):
+        if value < 1:
+            raise InputError(f"must be >= 1, got {value}", field=name)
+
+
+def _check_budget(plans: Sequence[Any], ctx: JudgeContext) -> None:
+    """``--max-usd`` before anything is submitted: a batch is paid whole, so the estimated
+    cost of every new batch (:mod:`judge.judges.llm.costs` at the batch price) must fit.
 
     Raises:
         InputError: it does not (nothing submitted).
@@ -162,121 +126,99 @@ def _check_budget(judge: Any, todo: Sequence[Any], ctx: JudgeContext) -> None:
 
     if ctx.max_usd is None:
         return
-    usd = sum(judge.estimated_usd(r) for r in todo) * BATCH_PRICE_FACTOR
+    usd = sum(p.usd for p in plans) * BATCH_PRICE_FACTOR
+    n = sum(s.requests for p in plans for s in p.new)
     if ctx.stats.cost_usd + usd > ctx.max_usd:
-        raise InputError(f"judge {judge.id!r}: its batch of {len(todo)} requests is estimated "
-                         f"at {usd:.4f} USD (Batch API price), over --max-usd "
-                         f"{ctx.max_usd:g}: nothing submitted", field="max-usd")
+        raise InputError(f"the batches of {n} requests are estimated at {usd:.4f} USD (Batch "
+                         f"API price), over --max-usd {ctx.max_usd:g}: nothing submitted",
+                         field="max-usd")
 
 
-async def _submit(client: Any, judge: Any, todo: Sequence[Any], state: dict[str, Any],
-                  path: Path) -> None:
-    """Upload the requests and create the batch, saving the state after each step (resume:
-    adopt a batch created from the saved input file before a kill)."""
-    if not state.get("input_file_id"):
-        lines = "".join(json.dumps({"custom_id": r.key, "method": "POST",
-                                    "url": "/v1/chat/completions",
-                                    "body": judge.request_body(r.messages, state["mode"])},
-                                   ensure_ascii=False) + "\n" for r in todo)
-        f = await client.files.create(file=("simjudge-batch.jsonl", lines.encode("utf-8")),
-                                      purpose="batch")
-        state["input_file_id"] = f.id
-        _save(path, state)
-    else:
-        async for b in client.batches.list(limit=100):
-            if b.input_file_id == state["input_file_id"]:
-                state["batch_id"] = b.id
-                _save(path, state)
-                return
-    b = await client.batches.create(input_file_id=state["input_file_id"],
-                                    endpoint="/v1/chat/completions", completion_window="24h",
-                                    metadata={"simjudge": state["digest"][:16]})
-    state["batch_id"] = b.id
-    _save(path, state)
+def _summary(judge: Any, needed: int, jobs: Sequence[Any]) -> dict[str, Any]:
+    mine = [j for j in jobs if j.judge is judge]
+    rows = [{"batch_id": j.state.batch_id, "status": j.state.status,
+             "requests": j.state.requests, "answered": j.state.answered,
+             "failed": j.state.failed, **({"errors": j.state.errors} if j.state.errors else {}),
+             **({"previous": [h["batch_id"] for h in j.state.history]}
+                if j.state.history else {})}
+            for j in mine if not j.stale]
+    stale = [{"batch_id": j.state.batch_id, "status": j.state.status,
+              "requests": j.state.requests, "action": j.outcome} for j in mine if j.stale]
+    return {"judge": judge.id, "requests": needed,
+            "answered": sum(r["answered"] for r in rows),
+            "failed": sum(r["failed"] for r in rows), "batches": rows,
+            **({"stale": stale} if stale else {})}
 
 
 async def fetch_batches(judges: Sequence[Any], groups: Sequence[tuple[str, Sequence[Pair]]],
                         ctx: JudgeContext, say: Callable[[str], None] | None = None,
+                        limits: BatchLimits | None = None,
+                        progress_factory: Callable[..., Callable[[int], None]] | None = None,
                         ) -> list[dict[str, Any]]:
-    """Run the Batch API round trip of every judge (see the module docstring), filling
-    ``ctx.batch``.
+    """Run the Batch API round trip of every judge (see the module docstring); afterwards
+    ``ctx.batch`` holds the answers (release it with :func:`release`).
 
     Args:
         judges: :func:`batch_judges`' result.
         groups: ``(prompt context, pairs)`` the run will judge (``Task.judge_requests``).
         ctx: the run's context (its cache is read-write).
-        say: prints a progress line (default: to stderr).
+        say: prints a status line (default: to stderr).
+        limits: split and pacing limits (default: OpenAI's, no queue limit).
+        progress_factory: ``(total requests, live, phase) -> advance(n)`` for a progress row
+            across the wait (:func:`judge.cli.common.progress`), or None.
 
     Returns:
-        Per judge ``{"judge", "batch_id", "status", "requests", "answered", "failed"}``.
+        Per judge ``{"judge", "requests", "answered", "failed", "batches": [{"batch_id",
+        "status", "requests", "answered", "failed", "errors"?, "previous"?}], "stale"?:
+        [{"batch_id", "status", "requests", "action"}]}``; ``action`` is ``collected``,
+        ``cancelled`` or ``still running``.
 
     Raises:
-        BatchPendingError: a batch could not be checked any more (it keeps running; the
-            state file lets the same command resume).
+        InputError: bad limits, a request over the byte limit, or ``--max-usd`` below the
+            batches' estimate (nothing submitted).
+        BatchPendingError: a batch could not be submitted, checked or downloaded (those
+            submitted keep running; the state files let the same command resume).
+        OSError: the disk refused a chunk, state or cache write.
     """
+    from judge.judges.llm.batchanswers import BatchAnswers
+    from judge.judges.llm.batchsplit import find_created, plan
+    from judge.judges.llm.batchwait import Waiter
+
     say = say or _stderr
-    out: list[dict[str, Any]] = []
+    limits = limits or BatchLimits()
+    check_limits(limits)
+    directory = batches_dir(ctx.cache.directory)
+    answers = BatchAnswers(directory)
+    ctx.batch = answers
     try:
+        from judge.judges.llm.batchstate import all_states, identity_of
+
         for judge in judges:
-            out.append(await _one_judge(judge, groups, ctx, say))
+            ident = identity_of(judge)
+            await find_created(judge.api_client(), [s for s in all_states(directory)
+                                                    if s.identity == ident], directory)
+        plans = [plan(j, groups, ctx, answers, limits, directory) for j in judges]
+        try:
+            _check_budget(plans, ctx)
+        except InputError:
+            for p in plans:
+                for s in p.new:
+                    if not state_path(directory, s.digest).exists():
+                        drop_local_files(directory, s.digest)
+            raise
+        jobs = await Waiter(limits, directory, answers, ctx.cache, say,
+                            progress_factory).run(plans)
+        return [_summary(p.judge, p.needed, jobs) for p in plans]
+    except BaseException:
+        answers.close()
+        raise
     finally:
         for judge in judges:
             await judge.aclose()  # its client belongs to this event loop
-    return out
 
 
-async def _one_judge(judge: Any, groups: Sequence[tuple[str, Sequence[Pair]]],
-                     ctx: JudgeContext, say: Callable[[str], None]) -> dict[str, Any]:
-    """Submit or resume, poll and download one judge's batch (:func:`fetch_batches`)."""
-    from judge.judges.llm.replies import chat_result
-
-    reqs = {r.key: r for c, ps in groups if ps for r in judge.requests_for(ps, c)}
-    todo = [r for k, r in reqs.items() if ctx.cache.get(k) is None]
-    if not todo:
-        return {"judge": judge.id, "batch_id": None, "status": "cached", "requests": 0,
-                "answered": 0, "failed": 0}
-    digest = hashlib.sha256("\n".join(sorted(r.key for r in todo)).encode()).hexdigest()
-    path = ctx.cache.directory / "batches" / f"{digest}.json"
-    state = (json.loads(path.read_text(encoding="utf-8")) if path.exists() else
-             {"digest": digest, "judge": judge.id, "model": judge.config.model,
-              "requests": len(todo), "mode": judge.output_mode,
-              "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-    client = judge.api_client()
-    if not state.get("batch_id"):
-        _check_budget(judge, todo, ctx)
-        await _submit(client, judge, todo, state, path)
-        say(f"{judge.id}: batch {state['batch_id']} submitted ({len(todo)} requests); state in "
-            f"{path}")
-    else:
-        say(f"{judge.id}: resuming batch {state['batch_id']} ({path})")
-    b = await _poll(client, state["batch_id"], say)
-    lines = (await _download(client, b.output_file_id)
-             + await _download(client, b.error_file_id))
-    got: dict[str, Any] = {}
-    for line in lines:
-        key, resp = line["custom_id"], line.get("response")
-        if key not in reqs:
-            continue
-        if isinstance(resp, dict) and resp.get("status_code") == 200:
-            try:
-                res = chat_result(_Reply(resp.get("body")), state["mode"])
-            except TransportError as exc:  # an answer that breaks the protocol
-                got[key] = TransportError(f"batch {b.id}: {exc.message}", raw=exc.raw,
-                                          cause=exc.cause)
-                continue
-            judge.store(reqs[key], res, ctx.cache)  # kept the moment it arrives
-            got[key] = res
-        else:
-            got[key] = _error_of(line, b.id)
-    for r in todo:
-        got.setdefault(r.key, TransportError(
-            f"batch {b.id} ended {b.status} without answering this request",
-            cause=f"batch {b.status}"))
-    ctx.batch.update(got)
-    failed = sum(isinstance(v, TransportError) for v in got.values())
-    state.update(status=b.status, output_file_id=b.output_file_id,
-                 error_file_id=b.error_file_id, answered=len(todo) - failed, failed=failed)
-    _save(path, state)
-    say(f"{judge.id}: batch {b.id} {b.status}: {len(todo) - failed} answered, {failed} failed")
-    return {"judge": judge.id, "batch_id": b.id, "status": b.status, "requests": len(todo),
-            "answered": len(todo) - failed, "failed": failed}
+def release(ctx: JudgeContext) -> None:
+    """Delete the run's on-disk batch answers (after the task has judged)."""
+    close = getattr(ctx.batch, "close", None)
+    if close is not None:
+        close()

@@ -11,8 +11,15 @@ the OpenAI API (vLLM / SGLang / llama.cpp servers), used as one judge.
   request become a ``transport_error`` verdict, with the last endpoint's error. When all
   endpoints are cooling down they are still tried, soonest-back first: a judge never refuses to
   call, and its early stop (:mod:`judge.judges.failures`) ends a run against a dead cluster.
+* **Slow replicas**: each endpoint's client has a wall-clock deadline per exchange
+  (``--timeout``): an exchange past it is cancelled client side (its connection closed) and the
+  cancellation is awaited *before* the request is sent to the next endpoint; a timeout is not
+  retried on the slow endpoint. An answer that arrived while it was being cancelled is kept — the
+  request is not sent again, so never paid twice — and counted as a late answer
+  (:class:`judge.judges.llm.openai_client.JudgeClient`).
 * **Statistics** per endpoint (requests, ``ok``, failures, requests moved to another endpoint,
-  mean latency, the last error) go to ``summary.json`` as ``endpoints``.
+  exchanges cancelled at the deadline, late answers, mean latency, the last error) go to
+  ``summary.json`` as ``endpoints``, with the run's ``late_answers`` beside them.
 
 The cache key holds the sorted list of endpoints (:func:`endpoint_key`), so a run on the same
 set of replicas in another order is a cache hit; a single endpoint keeps its plain URL.
@@ -64,14 +71,24 @@ class Endpoint:
     latency_s: float = 0.0
     down_until: float = 0.0
     last_error: str | None = None
+    cancelled: int = 0
+    late_answers: int = 0
+
+    def count(self, name: str) -> int:
+        """``cancelled`` or ``late_answers`` of this endpoint: those of closed clients plus
+        those of the live one."""
+        return int(getattr(self, name)) + int(getattr(self.client, name, 0) or 0)
 
     def stats(self) -> dict[str, Any]:
-        """``{"requests", "ok", "failures", "moved_away", "mean_latency_s", "last_error"}``:
-        calls sent here, answered (HTTP 200 with a valid reply), finally failed, of those
-        retried on another endpoint, mean seconds per call (answered or not), the last
-        failure's message."""
+        """``{"requests", "ok", "failures", "moved_away", "cancelled", "late_answers",
+        "mean_latency_s", "last_error"}``: calls sent here, answered (HTTP 200 with a valid
+        reply), finally failed, of those retried on another endpoint, exchanges cut at the
+        deadline and cancelled client side, answers that arrived while being cancelled (kept,
+        not sent again), mean seconds per call (answered or not), the last failure's
+        message."""
         return {"requests": self.requests, "ok": self.ok, "failures": self.failures,
-                "moved_away": self.moved,
+                "moved_away": self.moved, "cancelled": self.count("cancelled"),
+                "late_answers": self.count("late_answers"),
                 "mean_latency_s": round(self.latency_s / self.requests, 6) if self.requests
                 else None, "last_error": self.last_error}
 
@@ -168,16 +185,19 @@ class EndpointPool:
         """Close every client that was built."""
         for ep in self.endpoints:
             if ep.client is not None:
+                ep.cancelled, ep.late_answers = ep.count("cancelled"), ep.count("late_answers")
                 await ep.client.close()
                 ep.client = None
 
 
 def endpoint_summary(judge: Any) -> dict[str, Any]:
-    """``{"endpoints": {judge id: {url: stats}}}`` for the judges that balance over several
+    """``{"endpoints": {judge id: {url: stats}}, "late_answers": n}`` (n: late answers summed
+    over every endpoint) for the judges that balance over several
     endpoints (:mod:`judge.judges.llm.endpoints`; a panel's members and a repeated judge's samples
     each with their own pool); ``{}`` when none does."""
     from judge.judges.panel import leaf_judges
 
     out = {j.id: pool.stats() for j in leaf_judges(judge)
            if (pool := getattr(j, "endpoint_pool", None)) is not None}
-    return {"endpoints": out} if out else {}
+    late = sum(s["late_answers"] for eps in out.values() for s in eps.values())
+    return {"endpoints": out, "late_answers": late} if out else {}

@@ -130,6 +130,8 @@ class LangChainJudge(LLMJudge):
             from langchain.chat_models import init_chat_model
 
             kwargs: dict[str, Any] = {**self.config.params, "max_retries": self.max_retries}
+            if self.sent_limit is not None:  # --max-usd: the completion cap bounds the cost
+                kwargs["max_tokens"] = self.sent_limit
             if self.config.base_url:
                 kwargs["base_url"] = self.config.base_url
             model = init_chat_model(self.provider_model, **kwargs)

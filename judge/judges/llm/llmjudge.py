@@ -145,6 +145,8 @@ class LLMJudge(Judge, abc.ABC):
         self.config = config
         self.limiter = RateLimiter(config.rpm, config.tpm)
         self._semaphore: asyncio.Semaphore | None = None
+        self._schema_bytes: int | None = None
+        self._sent_limit: int | None = None
 
     # ------------------------------------------------------------ to override
     @abc.abstractmethod
@@ -249,6 +251,49 @@ class LLMJudge(Judge, abc.ABC):
             return 0.0
         return self.config.price.cost(*self.estimated_tokens(req))
 
+    def cost_of(self, res: CallResult, price_factor: float = 1.0) -> float:
+        """USD of an answered call: its reported usage at this model's price (0 unpriced),
+        times ``price_factor`` (the Batch API's discount)."""
+        if self.config.price is None:
+            return 0.0
+        return self.config.price.cost(res.tokens_in, res.tokens_out) * price_factor
+
+    def completion_limit(self) -> int:
+        """The completion limit a call sends under ``--max-usd`` when the judge sets no
+        ``max_tokens``: the scorer's cap for its largest request
+        (:func:`judge.judges.llm.costs.completion_cap`), in tokens per choice."""
+        from judge.judges.llm.costs import completion_cap
+
+        scorer = self.config.scorer
+        return completion_cap(scorer.mode, self.config.max_batch if scorer.mode == "batch" else 1)
+
+    def worst_tokens(self, req: Request) -> tuple[int, int]:
+        """``(prompt, completion)`` tokens one call can use at most
+        (:mod:`judge.judges.llm.costs`): the prompt's bound, and ``max_tokens`` or the
+        completion limit the judge sends (:meth:`completion_limit`), times ``n``."""
+        from judge.judges.llm.costs import tokens_in_max, tokens_out_max
+
+        if self._schema_bytes is None:
+            self._schema_bytes = len(json.dumps(self.config.scorer.json_schema()).encode())
+        return (tokens_in_max(req.messages, self._schema_bytes),
+                tokens_out_max(self.config.scorer.mode, len(req.items), self.config.params,
+                               cap=self.completion_limit()))
+
+    def worst_usd(self, req: Request) -> float:
+        """USD one call can cost at most (:meth:`worst_tokens` at this model's price; 0 for an
+        unpriced model): what ``--max-usd`` reserves while it is in flight."""
+        if self.config.price is None:
+            return 0.0
+        return self.config.price.cost(*self.worst_tokens(req))
+
+    @property
+    def sent_limit(self) -> int | None:
+        """The completion limit this judge adds to its requests (under ``--max-usd``, when it
+        sets no ``max_tokens``), else None. Not part of the cache key: a limit only cuts an
+        answer short, and a cut answer fails to parse and is never cached, so every cached
+        answer is the same with or without it."""
+        return self._sent_limit
+
     def work_units(self, pairs: Sequence[Pair]) -> int:
         """One unit per pair (a batch-scorer request advances by the pairs it holds)."""
         return len(pairs)
@@ -327,6 +372,9 @@ class LLMJudge(Judge, abc.ABC):
         time), so the first calls go out at once rather than after the whole chunk is
         rendered (20,000 requests take ~2 s)."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
+        params = self.config.params
+        self._sent_limit = (self.completion_limit() if ctx.budget is not None and not (
+            params.get("max_tokens") or params.get("max_completion_tokens")) else None)
         self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
         tasks: list[tuple[int, asyncio.Task[list[Verdict]]]] = []
         try:
@@ -388,8 +436,9 @@ class LLMJudge(Judge, abc.ABC):
         fetched = ctx.batch.pop(req.key, None)
         if fetched is not None:  # answered through the Batch API (judge.judges.llm.batchapi)
             ctx.stats.judge_calls += 1
-            if isinstance(fetched, TransportError):
-                return [self._verdict(req, t, "transport_error", rationale=fetched.message,
+            if isinstance(fetched, TransportError):  # or parse_error: conflicting copies
+                outcome: Outcome = getattr(fetched, "outcome", "transport_error")
+                return [self._verdict(req, t, outcome, rationale=fetched.message,
                                       raw=fetched.raw) for t in req.items]
             # cached already, the moment the batch was downloaded (batchapi: judge.store)
             return self._answered(req, fetched, ctx, 0.0, BATCH_PRICE_FACTOR, cache=False)
@@ -401,36 +450,44 @@ class LLMJudge(Judge, abc.ABC):
                 return cached
         if stop.stopped:
             return self._not_attempted(req, stop)
-        # one estimate (judge.judges.llm.costs, what --dry-run prints) paces --tpm and checks
-        # --max-usd; computed only when one of them needs it
-        tokens = (self.estimated_tokens(req) if self.limiter.tpm is not None
-                  or self.config.price is not None else (0, 0))
+        # one estimate (judge.judges.llm.costs, what --dry-run prints) paces --tpm; computed
+        # only when it is needed
+        tokens = self.estimated_tokens(req) if self.limiter.tpm is not None else (0, 0)
         await self.limiter.acquire(sum(tokens))
         assert self._semaphore is not None
         async with self._semaphore, stop.slot():
             if stop.stopped:
                 return self._not_attempted(req, stop)
-            usd = self.config.price.cost(*tokens) if self.config.price is not None else 0.0
-            if ctx.max_usd is not None and (ctx.stats.cost_usd + ctx.reserved_usd + usd
-                                            > ctx.max_usd):
-                stop.stop_for_budget(ctx.max_usd)
-                return self._not_attempted(req, stop)
-            ctx.reserved_usd += usd
+            budget = ctx.budget
+            worst = self.worst_usd(req) if budget is not None else 0.0
+            if budget is not None:
+                # admitted at its worst case: spent + in flight + this one stay within --max-usd
+                admitted = await budget.reserve(worst)
+                if not admitted or stop.stopped:
+                    if admitted:
+                        budget.settle(worst, 0.0)
+                    else:
+                        stop.stop_for_budget(budget.max_usd, budget.spent_usd, worst)
+                    return self._not_attempted(req, stop)
             t0 = time.perf_counter()
+            cost = 0.0
             try:
                 res = await self.call(req.messages)
+                stop.record(None)
+                ctx.stats.judge_calls += 1
+                # the reply's real cost counts the moment it arrives (then the reservation goes)
+                verdicts = self._answered(req, res, ctx, time.perf_counter() - t0)
+                cost = self.cost_of(res)
+                return verdicts
             except TransportError as exc:
                 stop.record(exc)
-                latency = time.perf_counter() - t0
                 ctx.stats.judge_calls += 1
                 return [self._verdict(req, t, "transport_error", rationale=exc.message,
-                                      raw=exc.raw, latency=latency) for t in req.items]
+                                      raw=exc.raw, latency=time.perf_counter() - t0)
+                        for t in req.items]
             finally:
-                ctx.reserved_usd -= usd
-            stop.record(None)
-            latency = time.perf_counter() - t0
-        ctx.stats.judge_calls += 1
-        return self._answered(req, res, ctx, latency)
+                if budget is not None:
+                    budget.settle(worst, cost)
 
     def _payload(self, req: Request, res: CallResult) -> dict[str, Any]:
         return {"texts": res.texts, "logprobs": res.logprobs, "tokens_in": res.tokens_in,
@@ -456,8 +513,7 @@ class LLMJudge(Judge, abc.ABC):
         API's discount)."""
         ctx.stats.tokens_in += res.tokens_in
         ctx.stats.tokens_out += res.tokens_out
-        cost = (self.config.price.cost(res.tokens_in, res.tokens_out) * price_factor
-                if self.config.price else 0.0)
+        cost = self.cost_of(res, price_factor)
         ctx.stats.cost_usd += cost
         tokens = (res.tokens_in, res.tokens_out)
         raw = _raw(res.texts)

@@ -29,14 +29,15 @@ from judge.redact import register_key_env
 MODES = ("json_schema", "json_object", "text")
 FLAVOUR_MODES: dict[str, tuple[str, ...]] = {
     "openai": MODES,
-    "vllm": ("guided_json", "json_schema", "text"),
+    "vllm": ("json_schema", "text"),
     "sglang": ("json_schema", "text"),
 }
 """Structured-output request fields tried in order, by server flavour (``openai:``, ``vllm:``,
 ``sglang:`` specs): OpenAI and compatible servers take ``response_format`` (JSON schema, then
-JSON mode); vLLM's own field is ``guided_json`` (the schema; its ``response_format`` json_schema
-is the fallback); SGLang takes ``response_format`` json_schema (no JSON mode). ``text`` = no
-format, the tolerant parser."""
+JSON mode); SGLang takes ``response_format`` json_schema (no JSON mode); a vLLM endpoint's chain
+depends on its version (:func:`judge.judges.llm.servers.vllm_modes`: ``structured_outputs``
+from 0.10.2, ``guided_json`` before); the one here is for a vLLM whose version is unknown.
+``text`` = no format, the tolerant parser."""
 _UNSUPPORTED_IN_STRICT = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "title",
                           "default")
 
@@ -68,7 +69,7 @@ def _format_rejected(exc: Exception) -> bool:
     text = str(exc).lower()
     return any(w in text for w in ("response_format", "json_schema", "json schema",
                                    "structured output", "json_object", "not supported",
-                                   "guided_json", "guided"))
+                                   "guided_json", "guided", "structured_outputs"))
 
 
 class OpenAIJudge(LLMJudge):
@@ -84,31 +85,49 @@ class OpenAIJudge(LLMJudge):
         http: ``auto``, ``aiohttp`` or ``httpx`` (:func:`resolve_http`).
         flavour: ``openai``, ``vllm`` or ``sglang``: the structured-output fields sent
             (:data:`FLAVOUR_MODES`); it is the judge's ``backend`` (part of the cache key).
+        structured_field: ``vllm:`` judges: ``auto`` (by each endpoint's ``GET /version``),
+            ``structured_outputs``, ``guided_json`` or ``response_format``
+            (:mod:`judge.judges.llm.servers`).
 
     ``config.base_url`` may list several endpoints, comma-separated: requests are balanced
     over them with failover (:mod:`judge.judges.llm.endpoints`).
 
     Raises:
-        judge.errors.InputError: no key for the OpenAI API itself.
+        judge.errors.InputError: no key for the OpenAI API itself; ``structured_field`` unknown,
+            or not ``auto`` for a flavour other than ``vllm``.
     """
 
     backend = "openai"
 
     def __init__(self, judge_id: str, config: LLMJudgeConfig, api_key_env: str = "OPENAI_API_KEY",
                  timeout_s: float = 60.0, max_retries: int = 2, http: str = "auto",
-                 flavour: str = "openai") -> None:
+                 flavour: str = "openai", structured_field: str = "auto") -> None:
         super().__init__(judge_id, config)
         from judge.errors import InputError
         from judge.judges.llm.endpoints import split_urls
+        from judge.judges.llm.servers import STRUCTURED_FIELDS, vllm_modes
 
         if flavour not in FLAVOUR_MODES:
             raise InputError(f"unknown server flavour {flavour!r}; expected one of "
                              f"{', '.join(FLAVOUR_MODES)}", field="judge")
+        if structured_field not in STRUCTURED_FIELDS:
+            raise InputError(f"--structured-field must be one of {', '.join(STRUCTURED_FIELDS)}"
+                             f", got {structured_field!r}", field="structured_field")
+        if structured_field != "auto" and flavour != "vllm":
+            raise InputError(f"--structured-field {structured_field} chooses the field of "
+                             f"vllm: judges, not {flavour}:", field="structured_field")
         self.backend = flavour
-        self.modes = FLAVOUR_MODES[flavour]
+        self.structured_field = structured_field
+        self.modes = (vllm_modes(None, structured_field) if flavour == "vllm"
+                      else FLAVOUR_MODES[flavour])
+        # per endpoint: (modes, index of the mode in use); a vLLM endpoint's by its version
+        self._chains: dict[str | None, tuple[tuple[str, ...], int]] = {}
+        self.server_versions: dict[str, str | None] = {}  # vllm: endpoint -> GET /version
+        self._detecting: dict[str | None, Any] = {}  # endpoint -> its detection (this loop)
         urls = split_urls(config.base_url)
         self._pool = (EndpointPool(urls, lambda url: make_client(
-            api_key_env, url, timeout_s, max_retries, self.http)) if len(urls) > 1 else None)
+            api_key_env, url, timeout_s, max_retries, self.http, deadline=True))
+            if len(urls) > 1 else None)
 
         self.api_key_env = api_key_env
         register_key_env(api_key_env)  # its value is redacted from every error text
@@ -118,8 +137,6 @@ class OpenAIJudge(LLMJudge):
         if config.base_url is None and not os.environ.get(api_key_env):
             raise InputError(f"{api_key_env} is not set (needed for the OpenAI API)",
                              field="judge")
-        # a grade scorer's answer is one digit read with its logprobs: no JSON format
-        self._mode_index = self.modes.index("text") if config.scorer.mode == "grade" else 0
         self._client: Any = None
         # built once: pydantic's schema generation costs ~1 ms a call
         self._guided = strict_schema(config.scorer.json_schema())  # also vLLM's guided_json
@@ -148,12 +165,15 @@ class OpenAIJudge(LLMJudge):
             self._client = None
         if self._pool is not None:
             await self._pool.aclose()
+        self._detecting = {}  # futures of this run's event loop
 
     def describe(self) -> dict[str, Any]:
         """Identity plus the key's variable name (never its value) and the output mode."""
         return {**super().describe(), "api_key_env": self.api_key_env,
                 "timeout_s": self.timeout_s, "max_retries": self.max_retries,
-                "http": self.http, "output_mode": self.output_mode}
+                "http": self.http, "output_mode": self.output_mode,
+                **({"server_versions": dict(self.server_versions)}
+                   if self.backend == "vllm" else {})}
 
     def sample_of(self, k: int) -> OpenAIJudge:
         """As :meth:`LLMJudge.sample_of`; a clone gets its own endpoint pool (its clients are
@@ -174,22 +194,68 @@ class OpenAIJudge(LLMJudge):
         fmt: dict[str, Any] | None = self._formats.get(mode)
         return fmt
 
+    def _chain(self, url: str | None) -> tuple[tuple[str, ...], int]:
+        """``(modes, index in use)`` of endpoint ``url``: its own once known (a vLLM endpoint's
+        by its version), else the flavour's; a grade scorer starts at ``text`` (one digit read
+        with its logprobs: no JSON format)."""
+        chain = self._chains.get(url)
+        if chain is not None:
+            return chain
+        start = self.modes.index("text") if self.config.scorer.mode == "grade" else 0
+        return self.modes, start
+
     @property
     def output_mode(self) -> str:
-        """The structured-output mode requests use now (``json_schema`` first; a server that
-        rejected it moved this judge down :data:`FLAVOUR_MODES`)."""
-        return self.modes[self._mode_index]
+        """The structured-output mode requests to the first endpoint use now (a server that
+        rejected one moved it down its chain; a vLLM endpoint's chain is by its version)."""
+        from judge.judges.llm.endpoints import split_urls
+
+        urls = split_urls(self.config.base_url)
+        modes, i = self._chain(urls[0] if urls else self.config.base_url)
+        return modes[i]
+
+    async def _detect(self, client: Any, url: str) -> None:
+        """A ``vllm:`` endpoint's version (``GET /version``, once per endpoint, shared by the
+        calls that start meanwhile) and so its chain of modes.
+
+        Raises:
+            judge.errors.InputError: a forced ``--structured-field`` this version ignores.
+        """
+        import asyncio
+
+        from judge.judges.llm.servers import check_forced, server_version, vllm_modes
+
+        task = self._detecting.get(url)
+        if task is None:
+            task = asyncio.ensure_future(server_version(client, url, self.timeout_s))
+            self._detecting[url] = task
+        version = await asyncio.shield(task)
+        if url in self._chains:
+            return
+        check_forced(self.structured_field, version, url)
+        self.server_versions[url] = version
+        modes = vllm_modes(version, self.structured_field)
+        start = modes.index("text") if self.config.scorer.mode == "grade" else 0
+        self._chains[url] = (modes, start)
 
     def request_body(self, messages: list[dict[str, str]], mode: str) -> dict[str, Any]:
         """The JSON body of ``POST /chat/completions`` for ``messages`` in output ``mode``
-        (model, decoding parameters, and ``response_format`` or ``guided_json``)."""
+        (model, decoding parameters, and ``response_format`` or ``guided_json``), plus the
+        completion limit of ``--max-usd`` when the judge sets none (:attr:`sent_limit`:
+        ``max_completion_tokens`` for the OpenAI API, whose reasoning models refuse
+        ``max_tokens``; ``max_tokens`` for other servers)."""
         body: dict[str, Any] = {"model": self.config.model, "messages": messages,
                                 **self.config.params}
+        if self.sent_limit is not None:
+            body["max_completion_tokens" if self.config.base_url is None else "max_tokens"] = (
+                self.sent_limit)
         fmt = self._response_format(mode)
         if fmt is not None:
             body["response_format"] = fmt
         elif mode == "guided_json":
             body["guided_json"] = self._guided
+        elif mode == "structured_outputs":
+            body["structured_outputs"] = {"json": self._guided}
         return body
 
     async def call(self, messages: list[dict[str, str]]) -> CallResult:
@@ -205,8 +271,11 @@ class OpenAIJudge(LLMJudge):
         import httpx2
         import openai
 
+        if self.backend == "vllm" and base_url is not None and base_url not in self._chains:
+            await self._detect(client, base_url)
         while True:
-            mode = self.modes[self._mode_index]
+            modes, index = self._chain(base_url)
+            mode = modes[index]
             body = self.request_body(messages, mode)
             try:
                 # The SDK's generic request method: the same POST /chat/completions with the
@@ -220,7 +289,8 @@ class OpenAIJudge(LLMJudge):
                 # servers reject an unsupported response_format with 400, 422 or even 500
                 # (llama-cpp-python answers 500 with a validation error): fall back by message
                 if mode != "text" and exc.status_code in (400, 422, 500) and _format_rejected(exc):
-                    self._mode_index = max(self._mode_index, self.modes.index(mode) + 1)
+                    modes, index = self._chain(base_url)
+                    self._chains[base_url] = (modes, max(index, modes.index(mode) + 1))
                     continue
                 raise describe_sdk_error(exc, base_url, self.timeout_s) from None
             except openai.OpenAIError as exc:  # connection, timeout, anything else of the SDK
