@@ -46,14 +46,14 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
         "min_per_stratum"}`` plus ``"tau", "low", "high", "loss", "minimums_met", "stop"``
         when available, else ``"why"``.
     """
-    from judge.calibration.stratified import MIN_PER_STRATUM, Design, decision_loss
+    from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss
 
     design = Design(strata, job.labelled, job.positive)
     n = int(job.labelled.size)
     n_pos = int(job.positive.sum())
     base = {"available": False, "labels": n, "positives": n_pos,
             "target_loss": job.target_loss, "objective": job.objective,
-            "strata": design.n_strata, "min_per_stratum": MIN_PER_STRATUM}
+            "strata": design.n_strata, "min_per_stratum": STOP_MINIMUM}
     if n_pos == 0 or n_pos == n:
         return {**base, "why": "the labels hold one class so far"}
     try:

@@ -245,12 +245,16 @@ class ReviewSession:
     def _design_pair(self, free: NDArray[np.bool_]) -> int | None:
         """A random free pair of the stratum the design asks for (the next best stratum with a
         free pair when that one has none for this reviewer)."""
-        from judge.calibration.stratified import allocate
+        from judge.calibration.stratified import STOP_MINIMUM, allocate
 
         design = self.design()
         window = None
+        minimum = None  # once the loss is within the target, top the strata up to the rule's
         if self._estimate is not None and self._estimate.get("tau") is not None:
             window = (self._estimate["low"], self._estimate["high"])
+            loss = self._estimate.get("loss")
+            if loss is not None and loss <= self.opt.target_loss:
+                minimum = STOP_MINIMUM
         free_scored = free & (self.strata >= 0)
         if not free_scored.any():
             left = np.flatnonzero(free)
@@ -259,7 +263,7 @@ class ReviewSession:
         # the design's next label; when its stratum has no pair free for this reviewer (leased
         # to others), the strata the next few labels would go to, then any stratum
         for k in (1, 4 * design.n_strata):
-            counts = allocate(design, k, self.pop.scores, window)
+            counts = allocate(design, k, self.pop.scores, window, minimum=minimum)
             ranked = [int(h) for h in np.argsort(-counts, kind="stable")
                       if counts[h] > 0 and has[h]]
             if ranked:
