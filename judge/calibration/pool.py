@@ -1,5 +1,6 @@
 """The unlabelled pool of ``simjudge calibrate --pool``: its distinct pairs that are not labelled
-yet, each with its id and source line."""
+yet, each with its id and source line — read from a pairs file, or from a run directory (its
+judged pairs, as ``simjudge review`` offers them)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,16 @@ class Pool:
 
 def load_pool(path: str | Path, labels: LabelSet, pred_field: str = "pred",
               truth_field: str = "truth", max_chars: int = 4096) -> Pool:
-    """Read the unlabelled pool (JSONL/CSV/TSV; any label field is ignored).
+    """Read the unlabelled pool: a JSONL/CSV/TSV file of pairs (any label field is ignored), or
+    a run directory (:func:`run_pool`).
 
     Raises:
         InputError: unreadable file, a missing or non-string side, a string over ``max_chars``
-            (file, line and field named), or no pair left once the labelled ones are removed.
+            (file, line and field named), a malformed run, or no pair left once the labelled
+            ones are removed.
     """
+    if Path(path).is_dir():
+        return run_pool(Path(path), labels)
     known = {(p.pred, p.truth) for p in labels.pairs}
     seen: set[tuple[str, str]] = set()
     pairs: list[tuple[str, str]] = []
@@ -67,3 +72,61 @@ def load_pool(path: str | Path, labels: LabelSet, pred_field: str = "pred",
                          "them labelled pairs)", path)
     return Pool(pairs, ids, sources, str(path), io.file_sha256(path), len(records), labelled,
                 repeated)
+
+
+def run_sha256(path: Path) -> str:
+    """sha256 over a run directory's record (the sha256 of ``config.json``, ``items.jsonl`` and
+    ``verdicts.jsonl``, in that order): what a pool or a review source read from a run names."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in ("config.json", "items.jsonl", "verdicts.jsonl"):
+        f = path / name
+        if f.is_file():
+            h.update(io.file_sha256(f).encode())
+    return h.hexdigest()
+
+
+def run_pool(path: Path, labels: LabelSet) -> Pool:
+    """The judged pairs of a run directory as a pool: every cell of its similarity matrices
+    (one per selection item, one per entity type for spans) that is not an exact match, as
+    ``(pred, truth)`` with its item id — the population ``simjudge review RUN`` labels from —
+    less the labelled pairs (by item id, pred and truth; by the strings for labels without an
+    id).
+
+    Raises:
+        InputError: not a run directory, a malformed run, or no judged pair left.
+    """
+    from judge.record.store import load_run
+    from judge.tasks.registry import get_task
+
+    record = load_run(path)
+    task = get_task(record.task)
+    known = {(p.item_id, p.pred, p.truth) for p in labels.pairs}
+    seen: set[tuple[str, str, str]] = set()
+    pairs: list[tuple[str, str]] = []
+    ids: list[str] = []
+    sources: list[str] = []
+    cells = labelled = repeated = 0
+    for line, row in enumerate(task.rows(record), start=1):
+        for hm in task.matrices(row):
+            exact = {(m.pred_index, m.truth_index) for m in hm.matches if m.is_exact}
+            for i, p in enumerate(hm.pred):
+                for j, t in enumerate(hm.truth):
+                    if (i, j) in exact:
+                        continue
+                    cells += 1
+                    if (row.id, p, t) in known or (None, p, t) in known:
+                        labelled += 1
+                    elif (row.id, p, t) in seen:
+                        repeated += 1
+                    else:
+                        seen.add((row.id, p, t))
+                        pairs.append((p, t))
+                        ids.append(row.id)
+                        sources.append(f"{path / 'items.jsonl'}:{line}")
+    if not pairs:
+        raise InputError(f"no unlabelled judged pair in the run ({cells} judged pairs, "
+                         f"{labelled} of them labelled; a task without a similarity judge has "
+                         "none)", path)
+    return Pool(pairs, ids, sources, str(path), run_sha256(path), cells, labelled, repeated)

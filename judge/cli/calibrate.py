@@ -38,8 +38,9 @@ def calibrate_command(
         "calls: the argument τ), no judge call.")
     ] = None,
     pool: Annotated[Path | None, typer.Option(
-        help="Unlabelled pairs (JSONL/CSV/TSV, same pred/truth fields): τ becomes the "
-        "population's, estimated from the labels weighted by score stratum.")] = None,
+        help="Unlabelled pairs (JSONL/CSV/TSV, same pred/truth fields) or a run directory (its "
+        "judged pairs): τ becomes the population's, from the labels weighted by score "
+        "stratum.")] = None,
     suggest: Annotated[int, typer.Option(
         help="Write this many pool pairs to label next (suggestions.jsonl and an audit run "
         "suggestions/); needs --pool. Several judges: strata by mean score and disagreement.")

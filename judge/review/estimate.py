@@ -32,21 +32,41 @@ class EstimateJob:
     target_loss: float
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """What the labels so far say (:func:`run_estimate`).
+
+    Attributes:
+        page: what the page shows (see :func:`run_estimate`).
+        shares: each score stratum's share of the next labels for the decision's loss
+            (:func:`judge.calibration.stratified.loss_shares`), shape (H,); None while τ is
+            undefined (the design then uses Neyman's shares).
+        confirm: the loss is within the target: the strata below the stopping rule's minimum
+            (:data:`judge.calibration.stratified.STOP_MINIMUM`) are topped up first.
+    """
+
+    page: dict[str, Any]
+    shares: NDArray[np.float64] | None = None
+    confirm: bool = False
+
+
 def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
-                 job: EstimateJob) -> dict[str, Any]:
+                 job: EstimateJob) -> Estimate:
     """τ̂, its 95 % interval, the expected loss and the stopping rule of a labelled sample of
-    the population (:func:`judge.calibration.stratified.decision_loss`), as the page shows them.
+    the population (:func:`judge.calibration.stratified.decision_loss`), and the strata's
+    shares of the next labels (:func:`judge.calibration.stratified.loss_shares`): the
+    bootstrap work of a label, done off the server's event loop.
 
     Args:
         scores: the population's scores in [0, 1], NaN = unscored; strata: their score strata.
         job: the labels.
 
     Returns:
-        ``{"available", "labels", "positives", "target_loss", "objective", "strata",
-        "min_per_stratum"}`` plus ``"tau", "low", "high", "loss", "minimums_met", "stop"``
-        when available, else ``"why"``.
+        An :class:`Estimate` whose ``page`` is ``{"available", "labels", "positives",
+        "target_loss", "objective", "strata", "min_per_stratum"}`` plus ``"tau", "low",
+        "high", "loss", "minimums_met", "stop"`` when available, else ``"why"``.
     """
-    from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss
+    from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss, loss_shares
 
     design = Design(strata, job.labelled, job.positive)
     n = int(job.labelled.size)
@@ -55,18 +75,17 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
             "target_loss": job.target_loss, "objective": job.objective,
             "strata": design.n_strata, "min_per_stratum": STOP_MINIMUM}
     if n_pos == 0 or n_pos == n:
-        return {**base, "why": "the labels hold one class so far"}
+        return Estimate({**base, "why": "the labels hold one class so far"})
     try:
         est = decision_loss(scores, design, job.objective, job.n_boot, job.seed)
     except ValueError as exc:
-        return {**base, "why": str(exc)}
-    # a mean of differences that are >= 0 by construction: a negative is rounding (-1e-16)
+        return Estimate({**base, "why": str(exc)})
     loss = None if math.isnan(est.loss) else max(0.0, float(est.loss))
-    return {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
+    page = {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
             "loss": loss, "minimums_met": bool(est.minimums_met),
             "stop": bool(loss is not None and est.stop(job.target_loss))}
-
-
+    shares = loss_shares(scores, design, est) if est.taus else None
+    return Estimate(page, shares, bool(loss is not None and loss <= job.target_loss))
 
 
 def agreement(votes: Mapping[int, Mapping[str, Event]], graded: bool) -> dict[str, Any]:

@@ -20,7 +20,6 @@ A pair's key is ``(item id or None, pred, truth)``, as in every labels file; jud
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from numpy.typing import NDArray
 
 from judge import io
 from judge.calibration.labelevents import PairKey
+from judge.calibration.pool import run_sha256
 from judge.errors import InputError
 
 Kind = Literal["run", "suggestions", "pool"]
@@ -99,16 +99,6 @@ def _source_id(path: Path, sha256: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- runs
-def _run_sha256(path: Path) -> str:
-    """sha256 over a run's record files (config, items, verdicts), in that order."""
-    h = hashlib.sha256()
-    for name in ("config.json", "items.jsonl", "verdicts.jsonl"):
-        f = path / name
-        if f.is_file():
-            h.update(io.file_sha256(f).encode())
-    return h.hexdigest()
-
-
 def _strip_calls(content: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in content.items() if k not in _BLIND_CALL_KEYS}
 
@@ -205,7 +195,7 @@ def from_run(path: Path, blind: bool) -> Population:
 
     judge = record.config.judge
     tau = record.config.tau if isinstance(record.config.tau, (int, float)) else None
-    return Population("run", f"run {path} ({record.task})", _source_id(path, _run_sha256(path)),
+    return Population("run", f"run {path} ({record.task})", _source_id(path, run_sha256(path)),
                       keys, np.asarray(scores, dtype=np.float64),
                       judge.id if judge is not None else None, tau, queues, context)
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from aiohttp import web
 
-from judge.review.estimate import run_estimate
+from judge.review.estimate import Estimate, run_estimate
 from judge.review.options import key_of
 from judge.review.session import ReviewSession
 
@@ -225,16 +225,13 @@ async def stats(request: web.Request) -> web.Response:
     meanwhile waits at most for the interpreter's switch interval), agreement and progress."""
     session = request.app[SESSION]
     async with request.app[_ESTIMATING]:
-        if session.current_estimate():
-            est = session.last_estimate
-        else:
+        if not session.current_estimate():
             n_events, job = session.estimate_job()
-            if isinstance(job, dict):
-                est = job
-            else:
-                est = await asyncio.get_running_loop().run_in_executor(
+            if not isinstance(job, Estimate):
+                job = await asyncio.get_running_loop().run_in_executor(
                     None, run_estimate, session.pop.scores, session.strata, job)
-            session.store_estimate(n_events, est)
+            session.store_estimate(n_events, job)
+        est = session.last_estimate
     return web.json_response({**_stats_now(session), "estimate": est})
 
 

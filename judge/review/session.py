@@ -3,13 +3,14 @@ far, and what they say about τ.
 
 **Which pair next.** In the default ``design`` queue the population's pairs are cut into score
 strata (:func:`judge.calibration.stratified.score_strata`) and the next pair comes from the
-stratum the stratified design asks for now (:func:`judge.calibration.stratified.allocate`:
-every stratum its minimum first, then Neyman allocation focused on τ̂'s interval), drawn at
-random within it — recomputed from the labels in the database at every request, so several
-reviewers, a restart or labels from an earlier session all count. In a run's other queues
-(``near``, ``disagree``, ``failures``, ``asymmetric``, ``unstable``) and for a suggestions file,
-the pairs come in a seeded random order (never in score order: the order would tell a blind
-reviewer the judge's scores).
+stratum the stratified design asks for now (:func:`judge.review.choice.design_pair`: every
+stratum its minimum first, then the strata's shares of the decision's loss from the latest
+estimate, and once the loss is within the target the strata below the stopping rule's minimum),
+drawn at random within it — recomputed from the labels in the database at every request, so
+several reviewers, a restart or labels from an earlier session all count. In a run's other
+queues (``near``, ``disagree``, ``failures``, ``asymmetric``, ``unstable``) and for a
+suggestions file, the pairs come in a seeded random order (never in score order: the order would
+tell a blind reviewer the judge's scores).
 
 **Several reviewers.** A pair is leased to the reviewer it is shown to (for ``lease_s``
 seconds), so two reviewers are not shown the same pair at once — except the share ``overlap``
@@ -23,8 +24,9 @@ count once, positive by majority (a tie is negative, as :mod:`judge.calibration.
 its 95 % interval and the expected objective lost by using τ̂
 (:func:`judge.calibration.stratified.decision_loss`), with the labelled pairs weighted by their
 stratum's inverse inclusion probability. The stopping rule is met when that loss is at most
-``target_loss`` and every stratum has its minimum labels (DESIGN.md: τ's interval is reported,
-not used to stop).
+``target_loss`` and every stratum has the rule's minimum of labels
+(:data:`judge.calibration.stratified.STOP_MINIMUM`; DESIGN.md: τ's interval is reported, not
+used to stop).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from numpy.typing import NDArray
 
 from judge.calibration.labelevents import Event, PairKey, effective, latest_undoable
 from judge.calibration.labelsdb import LabelsDB
-from judge.review.estimate import EstimateJob, agreement, run_estimate
+from judge.review.choice import design_pair
+from judge.review.estimate import Estimate, EstimateJob, agreement, run_estimate
 from judge.review.options import ReviewOptions, overlap_draw
 from judge.review.population import Population
 
@@ -88,7 +91,7 @@ class ReviewSession:
         self._rng = rng
         self.served: dict[str, tuple[int, float]] = {}
         self._rebuild()
-        self._estimate: dict[str, Any] | None = None
+        self._estimate: Estimate | None = None
         self._estimate_at = -1
 
     # ------------------------------------------------------------------ labels
@@ -240,38 +243,7 @@ class ReviewSession:
             return None
         if not self.estimates:
             return int(next(i for i in self.order if free[i]))
-        return self._design_pair(free)
-
-    def _design_pair(self, free: NDArray[np.bool_]) -> int | None:
-        """A random free pair of the stratum the design asks for (the next best stratum with a
-        free pair when that one has none for this reviewer)."""
-        from judge.calibration.stratified import STOP_MINIMUM, allocate
-
-        design = self.design()
-        window = None
-        minimum = None  # once the loss is within the target, top the strata up to the rule's
-        if self._estimate is not None and self._estimate.get("tau") is not None:
-            window = (self._estimate["low"], self._estimate["high"])
-            loss = self._estimate.get("loss")
-            if loss is not None and loss <= self.opt.target_loss:
-                minimum = STOP_MINIMUM
-        free_scored = free & (self.strata >= 0)
-        if not free_scored.any():
-            left = np.flatnonzero(free)
-            return int(self._rng.choice(left)) if left.size else None
-        has = np.bincount(self.strata[free_scored], minlength=design.n_strata) > 0
-        # the design's next label; when its stratum has no pair free for this reviewer (leased
-        # to others), the strata the next few labels would go to, then any stratum
-        for k in (1, 4 * design.n_strata):
-            counts = allocate(design, k, self.pop.scores, window, minimum=minimum)
-            ranked = [int(h) for h in np.argsort(-counts, kind="stable")
-                      if counts[h] > 0 and has[h]]
-            if ranked:
-                break
-        else:
-            ranked = [int(h) for h in np.flatnonzero(has)]
-        pool = np.flatnonzero(free_scored & (self.strata == ranked[0]))
-        return int(self._rng.choice(pool))
+        return design_pair(self.design(), free, self._estimate, self._rng)
 
     # ------------------------------------------------------------------ estimates
     def design(self) -> Any:
@@ -307,23 +279,24 @@ class ReviewSession:
 
     @property
     def last_estimate(self) -> dict[str, Any] | None:
-        """The estimate last computed by :meth:`estimate` (None before the first), without
+        """The page's view of the estimate last computed (None before the first), without
         computing one."""
-        return self._estimate
+        return self._estimate.page if self._estimate is not None else None
 
     def estimate(self) -> dict[str, Any]:
         """τ̂, its 95 % interval, the expected loss and the stopping rule (module docstring),
-        recomputed only when labels changed. ``{"available": False, "why": …}`` when the
-        queue gives no population estimate or the labels do not define τ yet."""
-        if self.current_estimate():
-            return self._estimate  # type: ignore[return-value]
-        n_events, job = self.estimate_job()
-        out = job if isinstance(job, dict) else run_estimate(self.pop.scores, self.strata, job)
-        self.store_estimate(n_events, out)
-        return out
+        recomputed only when labels changed (in this thread; the server runs
+        :func:`~judge.review.estimate.run_estimate` of :meth:`estimate_job` in a worker).
+        ``{"available": False, "why": …}`` when the queue gives no population estimate or the
+        labels do not define τ yet."""
+        if not self.current_estimate():
+            n_events, job = self.estimate_job()
+            self.store_estimate(n_events, job if isinstance(job, Estimate)
+                                else run_estimate(self.pop.scores, self.strata, job))
+        return self.last_estimate or {}
 
-    def estimate_job(self) -> tuple[int, EstimateJob | dict[str, Any]]:
-        """``(events so far, job)``: what :func:`run_estimate` needs to compute the estimate of
+    def estimate_job(self) -> tuple[int, EstimateJob | Estimate]:
+        """``(events so far, job)``: what :func:`~judge.review.estimate.run_estimate` needs for
         the labels so far (only the labelled pairs; the scores and strata do not change), or
         the answer itself when the queue gives no population estimate."""
         if not self.estimates:
@@ -331,7 +304,7 @@ class ReviewSession:
                    "calibrate LABELS.db --pool POOL for τ" if self.pop.kind == "suggestions"
                    else f"the {self.opt.queue!r} queue is not a random sample: τ is estimated "
                    "in the design queue")
-            return len(self.events), {"available": False, "why": why}
+            return len(self.events), Estimate({"available": False, "why": why})
         with self._lock:
             design = self.design()
             n_events = len(self.events)
@@ -339,8 +312,9 @@ class ReviewSession:
         return n_events, EstimateJob(design.labelled, design.positive, o.objective, o.n_boot,
                                      o.seed, o.target_loss)
 
-    def store_estimate(self, n_events: int, result: dict[str, Any]) -> None:
-        """Keep ``result`` as the estimate of the labels after ``n_events`` events."""
+    def store_estimate(self, n_events: int, result: Estimate) -> None:
+        """Keep ``result`` as the estimate of the labels after ``n_events`` events (its shares
+        steer the design from now on)."""
         if n_events >= self._estimate_at:
             self._estimate, self._estimate_at = result, n_events
 

@@ -59,14 +59,16 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ README example commands
 
 def _readme_eval_commands() -> list[list[str]]:
-    """Every ``simjudge eval examples/…`` command in the README's ```bash blocks."""
+    """Every ``simjudge eval examples/…`` command in the README's ```bash blocks, except those
+    that read a file an earlier command of their block writes (``--tau-from``: the review loop,
+    run whole by tests/judge/test_review_loop.py)."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
     commands = []
     for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
         joined = block.replace("\\\n", " ")
         for line in joined.splitlines():
             k = line.find("simjudge eval examples/")
-            if k >= 0:
+            if k >= 0 and "--tau-from" not in line:
                 commands.append(shlex.split(line[k:])[2:])  # drop "simjudge eval"
     return commands
 
