@@ -1,26 +1,35 @@
 """Function-call checking against acceptable-value gold answers and function schemas.
 
-The rules are those of the Berkeley Function Calling Leaderboard's AST checker (BFCL, Aug 2024,
-``eval_checker/checker.py``), reimplemented here, so verdicts agree with the official score files:
+The rules are those of the Berkeley Function Calling Leaderboard's AST checker (BFCL,
+``berkeley-function-call-leaderboard/eval_checker/checker.py`` at gorilla commit ``de8307b4``,
+the code behind the 2024-08-11 leaderboard release), reimplemented from its behaviour so that
+verdicts agree item by item with the official score files (``benchmarks/check_bfcl_archive.py``):
 
-* the predicted function name must equal the schema's name (dots may appear as ``_``, since
-  OpenAI-style function names cannot contain dots);
+* the predicted function name must equal the schema's name; with ``names="underscore"`` (the
+  models BFCL lists in ``UNDERSCORE_TO_DOT``, ``checker.py`` ``convert_func_name``) dots must
+  appear as ``_``, with ``names="exact"`` they must stay dots, and ``names="either"`` (simjudge's
+  own formats) accepts both;
 * every required parameter must be present; every given parameter must be in the schema and in
   the gold answer (else *unexpected parameter*); a gold parameter whose acceptable values do not
   include ``""`` must be given (else *missing optional*);
-* typed values: ``float`` parameters accept integers (converted), ``tuple`` is a list; a value of
-  another type passes only when the gold answer itself uses that type (BFCL's "variable" case);
-  arrays are type-checked one level deep (an int inside an array declared as float is a type
-  error unless the gold uses ints);
+* typed values (``type_checker``): Python ``float`` parameters accept ints (converted; bools are
+  not ints here), a ``tuple`` value of a ``tuple`` parameter is a list; a value of another type
+  passes only when the gold answer itself uses that type (BFCL's "variable" case); arrays are
+  type-checked one level deep;
+* Java and JavaScript values are strings of source text converted by the declared type first
+  (:mod:`metrics.fc_convert`);
 * strings are compared after BFCL's standardisation (spaces and ``,./-_*^`` removed, lower-case,
-  ``'`` → ``"``), also inside lists and dicts; other values with Python ``==``;
-* several calls (parallel / multiple categories) are matched **one-to-one by an assignment
-  solver**: the item is correct when a perfect matching of valid (gold, predicted) pairs exists.
-  BFCL matches greedily in gold order and can miss a valid assignment; that is the one place
-  where this checker is deliberately more accurate.
+  ``'`` → ``"``), also inside lists and dicts; other values with Python ``==``; an empty list
+  matches the acceptable value ``""`` (``list_checker`` reads ``""`` as ``[]``);
+* several calls (parallel / multiple categories): ``matching="official"`` takes the gold calls in
+  order and gives each the first still unmatched predicted call that is valid for it
+  (``parallel_function_checker_no_order``), which can miss a valid one-to-one assignment;
+  ``matching="optimal"`` matches them by an assignment solver (a perfect matching of valid pairs
+  when one exists), simjudge's own rule.
 
 An optional ``string_equivalent(pred, gold) -> bool`` lets a semantic judge accept string
-values that differ in form ("开启" vs "打开"); numbers are never compared semantically.
+values that differ in form ("开启" vs "打开"); numbers are never compared semantically. It is an
+extension beyond BFCL: without it the verdicts are BFCL's.
 """
 
 from __future__ import annotations
@@ -32,9 +41,18 @@ from typing import Any
 
 import numpy as np
 
+from metrics.fc_convert import COLLECTION_TYPES, JAVA_TYPES, JS_TYPES, java_value, js_value
+
 PY_TYPES: dict[str, type] = {"string": str, "integer": int, "float": float, "boolean": bool,
                              "array": list, "tuple": list, "dict": dict, "any": str}
 """Schema type name → Python type, as in BFCL."""
+
+LANGUAGES = ("python", "java", "javascript")
+"""Languages of BFCL's AST categories (``java``/``javascript`` values are converted first)."""
+NAME_RULES = ("either", "exact", "underscore")
+"""How a predicted function name must spell a dotted schema name (see the module docstring)."""
+MATCHINGS = ("official", "optimal")
+"""How several predicted calls are matched to the gold calls (see the module docstring)."""
 
 ERROR_TYPES = ("wrong_count", "wrong_name", "missing_required", "unexpected_param",
                "type_mismatch", "value_mismatch", "missing_optional", "unparseable")
@@ -101,7 +119,9 @@ class ItemCheck:
     pairs: tuple[tuple[int, int, CallCheck], ...] = field(default_factory=tuple)
 
 
+
 def _answer_type(acceptable: Sequence[Any]) -> type | None:
+    """The type of the first acceptable value that is not ``""`` (``get_possible_answer_type``)."""
     for a in acceptable:
         if a != "":
             return type(a)
@@ -110,20 +130,18 @@ def _answer_type(acceptable: Sequence[Any]) -> type | None:
 
 def _type_ok(value: Any, acceptable: Sequence[Any], expected: type,
              item_type: type | None) -> tuple[bool, bool]:
-    """``(valid, is_variable)`` of BFCL's one-level type check."""
+    """``(valid, is_variable)`` of BFCL's one-level type check (``checker.py`` ``type_checker``):
+    an exact type match (elements checked against each list-valued acceptable answer), or the
+    type of the gold answer itself (a "variable")."""
     ans_type = _answer_type(acceptable)
     is_variable = ans_type is not None and ans_type != expected
     if type(value) is expected:
         if item_type is None:
             return True, is_variable
         for acc in acceptable:
-            ok = True
-            if type(acc) is list and isinstance(value, list):
-                for v in value:
-                    if not _type_ok(v, acc, item_type, None)[0]:
-                        ok = False
-                        break
-            if ok:
+            elements: Any = value  # a list: its type is `expected`
+            if type(acc) is not list or all(_type_ok(v, acc, item_type, None)[0]
+                                            for v in elements):
                 return True, is_variable
         return False, is_variable
     if ans_type is not None and type(value) is ans_type:
@@ -136,10 +154,12 @@ def _std(x: Any) -> Any:
 
 
 def _dict_ok(value: Any, acceptable: Sequence[Any]) -> bool:
+    """``dict_checker``: same keys as one acceptable dict, each value among that key's
+    acceptable values after standardisation (nested dicts recursively); ``""`` is skipped."""
     for acc in acceptable:
-        if acc == "":
+        if acc == "" or not isinstance(value, dict) or not isinstance(acc, dict):
             continue
-        if not isinstance(value, dict) or len(value) != len(acc):
+        if len(value) != len(acc):
             continue
         ok = True
         for k, v in value.items():
@@ -159,15 +179,32 @@ def _dict_ok(value: Any, acceptable: Sequence[Any]) -> bool:
     return False
 
 
+def _list_dict_ok(value: list[Any], acceptable: Sequence[Any]) -> bool:
+    """``list_dict_checker``: as many dicts as an acceptable list, each valid for its
+    counterpart by :func:`_dict_ok`; ``""`` (length 0) accepts an empty list."""
+    for acc in acceptable:
+        if not isinstance(acc, (list, str)) or len(acc) != len(value):
+            continue
+        if all(_dict_ok(v, [a]) for v, a in zip(value, acc, strict=True)):
+            return True
+    return False
+
+
+def _list_ok(value: list[Any], acceptable: Sequence[Any]) -> bool:
+    """``list_checker``: the standardised list equals a standardised acceptable list; an
+    acceptable string is read as the list of its characters (so ``""`` accepts ``[]``)."""
+    std = [_std(v) for v in value]
+    return any(isinstance(acc, (list, str)) and std == [_std(a) for a in acc]
+               for acc in acceptable)
+
+
 def _value_ok(value: Any, acceptable: Sequence[Any], expected: type, item_type: type | None,
               is_variable: bool, equiv: StringEquivalent | None) -> bool:
     if not is_variable:
         if expected is dict:
             return _dict_ok(value, acceptable)
         if expected is list and item_type is dict:
-            return any(isinstance(acc, list) and len(acc) == len(value)
-                       and all(_dict_ok(v, [a]) for v, a in zip(value, acc, strict=True))
-                       for acc in acceptable)
+            return _list_dict_ok(value, acceptable)
         if expected is str:
             if standardize_string(value) in [standardize_string(a) for a in acceptable
                                              if isinstance(a, str)]:
@@ -175,25 +212,82 @@ def _value_ok(value: Any, acceptable: Sequence[Any], expected: type, item_type: 
             return equiv is not None and any(isinstance(a, str) and a != "" and equiv(value, a)
                                              for a in acceptable)
         if expected is list:
-            std = [_std(v) for v in value]
-            return any(isinstance(acc, list) and std == [_std(a) for a in acc]
-                       for acc in acceptable)
+            return _list_ok(value, acceptable)
     return value in acceptable
 
 
-def names_match(pred_name: str, schema_name: str) -> bool:
-    """Equal names, allowing ``.`` in the schema to appear as ``_`` (OpenAI function names)."""
+def names_match(pred_name: str, schema_name: str, names: str = "either") -> bool:
+    """Whether a predicted function name spells the schema's name under rule ``names`` (one
+    of :data:`NAME_RULES`): ``exact`` equal, ``underscore`` with every ``.`` written ``_``,
+    ``either`` one or the other.
+
+    Examples:
+        >>> names_match("math_gcd", "math.gcd"), names_match("math_gcd", "math.gcd", "exact")
+        (True, False)
+        >>> names_match("math.gcd", "math.gcd", "underscore")
+        False
+    """
+    if names == "exact":
+        return pred_name == schema_name
+    if names == "underscore":
+        return pred_name == schema_name.replace(".", "_")
     return pred_name == schema_name or pred_name == schema_name.replace(".", "_")
+
+
+def _declared(props: Mapping[str, Any], p: str, language: str, value: Any
+              ) -> tuple[Any, type, type | None, str]:
+    """``(value, expected type, element type, error)``: the parameter's declared type as BFCL
+    reads it for ``language``; Java/JavaScript text converted to its value; ``error`` non-empty
+    when the value cannot be converted (not a string, or a type BFCL does not convert)."""
+    desc = str(props[p].get("type", "any"))
+    items = props[p].get("items") or {}
+    if language in ("java", "javascript"):
+        table = JAVA_TYPES if language == "java" else JS_TYPES
+        if desc not in table:
+            return value, str, None, f"parameter {p!r}: type {desc} is not a {language} type"
+        if not isinstance(value, str):
+            return value, table[desc], None, (
+                f"parameter {p!r}: {language} values are source text, got "
+                f"{type(value).__name__} {value!r}")
+        convert = java_value if language == "java" else js_value
+        try:
+            if desc in COLLECTION_TYPES:
+                element = str(items.get("type", ""))
+                if element not in table:
+                    return value, table[desc], None, (
+                        f"parameter {p!r}: element type {element} is not a {language} type")
+                return convert(value, desc, element), table[desc], table[element], ""
+            return convert(value, desc), table[desc], None, ""
+        except ValueError as exc:
+            return value, table[desc], None, f"parameter {p!r}: {exc}"
+    expected = PY_TYPES.get(desc, str)
+    item_type = PY_TYPES.get(str(items.get("type", ""))) if desc in ("array", "tuple") else None
+    if desc == "tuple" and type(value) is tuple:
+        value = list(value)
+    if desc == "float" and type(value) is int:
+        value = float(value)
+    return value, expected, item_type, ""
+
+
+def _lookup(pred: Mapping[str, Any], schema_name: str, names: str) -> tuple[Any, Any]:
+    """``(name, params)`` of the predicted call that names the schema's function (a decoded
+    BFCL call is ``{name: params}``; BFCL looks the name up as a key), or ``(None, None)``."""
+    for name, params in pred.items():
+        if names_match(str(name), schema_name, names):
+            return name, params
+    return None, None
 
 
 def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
                schema: Mapping[str, Any],
                string_equivalent: StringEquivalent | None = None, *,
-               equivalent_for: EquivalentFor | None = None) -> CallCheck:
+               equivalent_for: EquivalentFor | None = None, language: str = "python",
+               names: str = "either") -> CallCheck:
     """Check one predicted call against one gold call.
 
     Args:
-        pred: ``{function_name: {param: value}}`` (one key).
+        pred: ``{function_name: {param: value}}`` (one key: a call; BFCL looks the schema's
+            name up among the keys).
         gold: the gold call's parameters, ``{param: [acceptable values…]}`` (``""`` among them
             = the parameter may be omitted).
         schema: the function's schema ``{"name", "parameters": {"properties": {p: {"type",
@@ -201,9 +295,12 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         string_equivalent: optional semantic equality for non-matching string values.
         equivalent_for: optional per-parameter semantic equality, called with the schema's
             name and the parameter; used instead of ``string_equivalent`` when given.
+        language: one of :data:`LANGUAGES`; ``java``/``javascript`` values are source text,
+            converted by the declared type (:mod:`metrics.fc_convert`) before the checks.
+        names: how the name must be spelt (:data:`NAME_RULES`).
 
     Returns:
-        :class:`CallCheck`.
+        :class:`CallCheck`; ``valid`` is BFCL's verdict (``simple_function_checker``).
 
     Examples:
         ``weather_get`` stands for ``weather.get``; "san francisco" equals "San Francisco" after
@@ -220,42 +317,41 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         (False, 'value_mismatch', 1, 2)
     """
     total = len(gold)
-    (name, params), = pred.items() if len(pred) == 1 else ((None, None),)
-    if name is None or not isinstance(params, Mapping):
-        return CallCheck(False, "unparseable", "a call must be {name: {params}}", 0, total)
-    if not names_match(str(name), str(schema["name"])):
-        return CallCheck(False, "wrong_name", f"function {name!r} is not {schema['name']!r}",
+    schema_name = str(schema["name"])
+    name, params = _lookup(pred, schema_name, names)
+    if name is None:
+        return CallCheck(False, "wrong_name",
+                         f"function {schema_name!r} not in {list(pred)!r}", 0, total)
+    if not isinstance(params, Mapping):
+        return CallCheck(False, "unparseable", f"arguments of {name!r} are not an object",
                          0, total)
-    props = schema.get("parameters", {}).get("properties", {})
-    for p in schema.get("parameters", {}).get("required", []):
+    declared = schema.get("parameters", {})
+    props = declared.get("properties", {})
+    for p in declared.get("required", []):
         if p not in params:
             return CallCheck(False, "missing_required", f"missing required parameter {p!r}",
                              0, total)
     ok = 0
     first: CallCheck | None = None
-    for p, value in params.items():
+    for p, raw in params.items():
         if p not in props or p not in gold:
             return CallCheck(False, "unexpected_param", f"unexpected parameter {p!r}", ok,
                              total)
-        desc = props[p].get("type", "any")
-        expected = PY_TYPES.get(desc, str)
-        item_type = None
-        if desc in ("array", "tuple"):
-            item_type = PY_TYPES.get((props[p].get("items") or {}).get("type", ""))
-        if desc == "tuple" and isinstance(value, (list, tuple)):
-            value = list(value)
-        if desc == "float" and isinstance(value, (int, float)):
-            value = float(value)
+        value, expected, item_type, problem = _declared(props, p, language, raw)
+        if problem:
+            first = first or CallCheck(False, "type_mismatch", problem)
+            continue
         valid_type, is_variable = _type_ok(value, gold[p], expected, item_type)
         if not valid_type:
-            first = first or CallCheck(False, "type_mismatch",
-                                       f"parameter {p!r}: {value!r} is not of type {desc}")
+            first = first or CallCheck(
+                False, "type_mismatch",
+                f"parameter {p!r}: {raw!r} is not of type {props[p].get('type', 'any')}")
             continue
         equiv = (string_equivalent if equivalent_for is None
-                 else equivalent_for(str(schema["name"]), str(p)))
+                 else equivalent_for(schema_name, str(p)))
         if not _value_ok(value, gold[p], expected, item_type, is_variable, equiv):
             first = first or CallCheck(False, "value_mismatch",
-                                       f"parameter {p!r}: {value!r} is not one of {gold[p]!r}")
+                                       f"parameter {p!r}: {raw!r} is not one of {gold[p]!r}")
             continue
         ok += 1
     if first is not None:
@@ -271,31 +367,53 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
 
 def find_schema(schemas: Sequence[Mapping[str, Any]], gold_name: str) -> Mapping[str, Any] | None:
     """The schema for a gold function name: the first whose name is contained in it (gold
-    names of repeated parallel calls carry suffixes such as ``spotify.play_1``)."""
+    names of repeated parallel calls carry suffixes such as ``spotify.play_1``;
+    ``find_description``)."""
     for s in schemas:
         if str(s["name"]) in gold_name:
             return s
     return None
 
 
+def _greedy(valid: list[list[bool]]) -> list[tuple[int, int]] | int:
+    """BFCL's order of checks: each gold call in turn takes the first unmatched predicted call
+    valid for it. The pairs, or the index of the first gold call left without one."""
+    taken: set[int] = set()
+    pairs = []
+    for g, row in enumerate(valid):
+        p = next((p for p, ok in enumerate(row) if ok and p not in taken), None)
+        if p is None:
+            return g
+        taken.add(p)
+        pairs.append((g, p))
+    return pairs
+
+
 def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str, Any]],
                schemas: Sequence[Mapping[str, Any]], single: bool = False,
                string_equivalent: StringEquivalent | None = None, *,
-               equivalent_for: EquivalentFor | None = None) -> ItemCheck:
+               equivalent_for: EquivalentFor | None = None, matching: str = "optimal",
+               language: str = "python", names: str = "either") -> ItemCheck:
     """Check all predicted calls of an item against all its gold calls.
 
     Args:
         pred: predicted calls, each ``{name: {params}}``.
         gold: ``{gold_name: {param: [acceptable…]}}`` (BFCL ``possible_answer`` ground truth).
         schemas: the item's function schemas.
-        single: exactly one call expected (BFCL ``simple``).
+        single: exactly one call expected, checked against the only schema and the first gold
+            call whatever its name (BFCL ``simple``, ``java``, ``javascript``).
         string_equivalent: optional semantic string equality.
         equivalent_for: optional per-parameter semantic string equality (as in
             :func:`check_call`).
+        matching: ``official`` (BFCL's greedy order) or ``optimal`` (assignment solver); see
+            :data:`MATCHINGS`.
+        language, names: as in :func:`check_call`.
 
     Returns:
-        :class:`ItemCheck`; calls are matched one-to-one by maximum agreement
-        (``scipy.optimize.linear_sum_assignment``), never by order.
+        :class:`ItemCheck`.
+
+    Raises:
+        ValueError: an unknown ``matching``.
 
     Examples:
         Two parallel calls given in the other order still match one-to-one.
@@ -309,9 +427,24 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         (True, [(0, 1), (1, 0)])
         >>> check_item(pred[:1], gold, [schema]).error_type
         'wrong_count'
+
+        Where the orders differ: gold 0 accepts either call, gold 1 only the first. BFCL gives
+        gold 0 the first call and leaves gold 1 without one; the assignment solver does not.
+
+        >>> gold = {"light.set": {"room": ["hall", "kitchen"]}, "light.set_1": {"room": ["hall"]}}
+        >>> pred = [{"light.set": {"room": "hall"}}, {"light.set": {"room": "kitchen"}}]
+        >>> [check_item(pred, gold, [schema], matching=m).correct for m in MATCHINGS]
+        [False, True]
     """
+    if matching not in MATCHINGS:
+        raise ValueError(f"unknown matching {matching!r}; expected one of {MATCHINGS}")
     gold_items = list(gold.items())
-    if (single and len(pred) != 1) or len(pred) != len(gold_items):
+    if single:
+        if len(pred) != 1 or not gold_items:
+            return ItemCheck(False, "wrong_count", f"{len(pred)} call(s) for 1 expected")
+        if len(schemas) == 1:
+            gold_items = gold_items[:1]
+    if len(pred) != len(gold_items):
         return ItemCheck(False, "wrong_count",
                          f"{len(pred)} call(s) for {len(gold_items)} expected")
     checks: list[list[CallCheck]] = []
@@ -322,8 +455,22 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         schema = schemas[0] if single and len(schemas) == 1 else find_schema(schemas, gname)
         if schema is None:
             return ItemCheck(False, "wrong_name", f"no schema for gold function {gname!r}")
+        if not isinstance(gparams, Mapping):
+            return ItemCheck(False, "value_mismatch",
+                             f"gold call {gname!r} has no parameter table: no call matches it")
         checks.append([check_call(p, gparams, schema, string_equivalent,
-                                  equivalent_for=equivalent_for) for p in pred])
+                                  equivalent_for=equivalent_for, language=language, names=names)
+                       for p in pred])
+    if not checks:
+        return ItemCheck(True)
+    if matching == "official":
+        found = _greedy([[c.valid for c in row] for row in checks])
+        if isinstance(found, int):
+            best = max(checks[found], key=lambda c: c.agreement)
+            return ItemCheck(False, best.error_type or "value_mismatch",
+                             f"gold call {found}: no valid predicted call left for it in "
+                             f"BFCL's order of checks (closest: {best.message})")
+        return ItemCheck(True, "", "", tuple((g, p, checks[g][p]) for g, p in found))
     valid = np.array([[c.valid for c in row] for row in checks], dtype=float)
     agree = np.array([[c.agreement for c in row] for row in checks], dtype=float)
     from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast
