@@ -43,7 +43,13 @@ class Record:
 
 
 def file_sha256(path: str | Path) -> str:
-    """Hex sha256 of a file's bytes."""
+    """Hex sha256 of a file's bytes; of a folder (a BFCL result folder), the sha256 of one line
+    ``RELATIVE_PATH<TAB>SHA256`` per file inside it, in sorted order."""
+    if Path(path).is_dir():
+        root = Path(path)
+        lines = "".join(f"{p.relative_to(root).as_posix()}\t{file_sha256(p)}\n"
+                        for p in sorted(root.rglob("*")) if p.is_file())
+        return hashlib.sha256(lines.encode("utf-8")).hexdigest()
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -55,8 +55,10 @@ MATCHINGS = ("official", "optimal")
 """How several predicted calls are matched to the gold calls (see the module docstring)."""
 
 ERROR_TYPES = ("wrong_count", "wrong_name", "missing_required", "unexpected_param",
-               "type_mismatch", "value_mismatch", "missing_optional", "unparseable")
-"""Error types reported per item, in the order a check meets them."""
+               "type_mismatch", "value_mismatch", "missing_optional", "unparseable",
+               "called_function")
+"""Error types reported per item, in the order a check meets them (``called_function``: a
+BFCL relevance item, where no call is right, with a call)."""
 
 StringEquivalent = Callable[[str, str], bool]
 EquivalentFor = Callable[[str, str], StringEquivalent | None]

@@ -240,6 +240,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     check_probes(task, judge, swap)
     check_budget(judge, config.max_usd)
     items = load_items(config, task, options)
+    options = task.settled_options(items, options)
     params = Params(tau=tau, zero_division=config.zero_division, context=config.context,
                     options=options)
     if config.dry_run:  # estimate, call nothing, write nothing

@@ -35,7 +35,8 @@ RANK_CUTOFF = 10
 field aliases of :class:`RankingRow` spell it out, as a type checker needs literal aliases)."""
 
 FcErrorType = Literal["wrong_count", "wrong_name", "missing_required", "unexpected_param",
-                      "type_mismatch", "value_mismatch", "missing_optional", "unparseable"]
+                      "type_mismatch", "value_mismatch", "missing_optional", "unparseable",
+                      "called_function"]
 """Why a function-call item is wrong (:data:`metrics.fc_check.ERROR_TYPES`, BFCL's checker)."""
 
 
@@ -257,6 +258,10 @@ class FunctionCallRow(ItemRow):
         pred_calls: the predicted calls ``[{"name", "arguments"}]`` in the order ``matching``
             indexes, or the model's raw output when it could not be parsed.
         category: BFCL's test category (absent for other formats).
+        verdicts: BFCL: the item's verdict under each rule — ``official`` and ``optimal``
+            matching, and ``arg_judge`` (official matching with the argument judge's
+            equivalences, an extension beyond BFCL) when one was used; ``correct`` is the
+            verdict of the run's ``--fc-matching`` without the judge.
     """
 
     correct: bool
@@ -273,6 +278,7 @@ class FunctionCallRow(ItemRow):
     gold_calls: Any = None
     pred_calls: Any = None
     category: str | None = None
+    verdicts: dict[str, bool] | None = None
 
     def seed_metrics(self) -> dict[str, Number]:
         """Seed 003's per-item metrics by JSON name (``fn_acc_name`` … ``bleu-4``)."""

@@ -184,6 +184,12 @@ class Task(abc.ABC, Generic[RowT]):
         :attr:`Options` when none were given."""
         return params.options if isinstance(params.options, self.Options) else self.Options()
 
+    def settled_options(self, items: Sequence[Item], options: Any) -> Any:
+        """The options as the run uses them once its items are read (a default the data
+        decides, e.g. the BFCL model a result folder names), recorded in ``config.json``;
+        ``options`` unchanged by default."""
+        return options
+
     def load(self, source: Source, options: Any = None) -> list[Item]:
         """Read ``source`` into items (``options``: the task's :attr:`Options`, for tasks
         whose reading depends on them; ignored by default).

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.tasks.bfclmodels import BfclModel
-from judge.tasks.fcformats import Unparseable
+from judge.tasks.fcformats import BFCL_CATEGORIES, Unparseable
 from metrics.fc_check import CallCheck, EquivalentFor, check_item
 
-AST_CATEGORIES = ("simple", "multiple_function", "parallel_function",
-                  "parallel_multiple_function", "java", "javascript", "relevance")
+AST_CATEGORIES = BFCL_CATEGORIES
 """BFCL's AST categories (``eval_checker_constant.py`` ``TEST_COLLECTION_MAPPING["ast"]``). The
 executable and REST categories run the functions live and are out of simjudge's scope."""
 SINGLE_CALL = ("simple", "java", "javascript")

@@ -283,7 +283,18 @@ def decode_xlam(result: Any, language: str) -> Any:
         raise Unparseable(f"tool_calls: {exc}") from None
 
 
+def decode_generic(result: Any, language: str) -> Any:
+    """simjudge's reading of a model BFCL does not know: a list of calls is FC style (JSON
+    argument text, or argument objects as they are); text is a call list, bracketed where a
+    bracket is missing."""
+    if isinstance(result, list):
+        return [{n: (_json(a) if isinstance(a, str) else a) for n, a in c.items()}
+                if isinstance(c, dict) else c for c in result]
+    return prompt_calls(_bracketed(_text(result).strip()), language)
+
+
 FAMILIES: dict[str, Decoder] = {
+    "generic": decode_generic,
     "fc-json": decode_fc_json, "gemini": decode_gemini, "cohere-fc": decode_cohere_fc,
     "python": decode_plain, "claude-prompt": decode_claude_prompt,
     "bracketed": decode_bracketed, "llama": decode_llama, "mistral-prompt": decode_mistral_prompt,

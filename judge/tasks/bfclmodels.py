@@ -111,6 +111,7 @@ def bfcl_model(name: str) -> BfclModel:
     if name in unfolded:
         return unfolded[name]
     if name in FAMILIES:
-        return BfclModel(name, name)
+        # a model BFCL does not know: "generic" accepts dotted names either way
+        return BfclModel(name, name, "either" if name == "generic" else "exact")
     raise KeyError(f"unknown BFCL model {name!r}: give a model of BFCL's handler_map (e.g. "
                    f"gpt-4o-2024-05-13-FC) or a decoder family ({', '.join(FAMILIES)})")

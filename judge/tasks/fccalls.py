@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.items import Item
-from judge.tasks.fcformats import Unparseable, decode_bfcl_result
+from judge.tasks.fcformats import Unparseable
 
 FORMATS = ("seed", "openai", "bfcl")
 """Function-call input formats (``--format``)."""
@@ -41,12 +41,20 @@ def checkable(item: Item, fmt: str) -> tuple[list[dict[str, Any]] | None, dict[s
     unparseable message)``: the item in the form :func:`metrics.fc_check.check_item` takes;
     ``single`` is BFCL's ``simple`` category (one function, matched by position)."""
     if fmt == "bfcl":
+        from judge.tasks.bfclcheck import SINGLE_CALL, is_call_list, language_of
+        from judge.tasks.bfclmodels import bfcl_model
+
+        cat = item.extra["category"]
+        single = cat in SINGLE_CALL
+        model = bfcl_model(str(item.extra.get("bfcl_model", "generic")))
         try:
-            pred = decode_bfcl_result(item.pred)
+            decoded = model.decode(item.pred, language_of(cat))
         except Unparseable as exc:
-            return None, item.truth, item.extra["schemas"], item.extra["category"] == "simple", \
-                str(exc)
-        return pred, item.truth, item.extra["schemas"], item.extra["category"] == "simple", ""
+            return None, item.truth, item.extra["schemas"], single, str(exc)
+        if not is_call_list(decoded):
+            return None, item.truth, item.extra["schemas"], single, "not a list of calls"
+        pred = [{n: a} for call in decoded for n, a in call.items()]
+        return pred, item.truth, item.extra["schemas"], single, ""
     if isinstance(item.pred, Unparseable):
         return None, {}, [], False, str(item.pred)
     # seed/OpenAI gold is one concrete call per entry: each argument's only acceptable value;

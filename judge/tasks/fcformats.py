@@ -24,7 +24,9 @@ from judge import io
 from judge.errors import InputError
 
 BFCL_CATEGORIES = ("simple", "multiple_function", "parallel_function",
-                   "parallel_multiple_function")
+                   "parallel_multiple_function", "java", "javascript", "relevance")
+"""BFCL's AST categories (``eval_checker_constant.py`` ``TEST_COLLECTION_MAPPING["ast"]``); the
+executable and REST ones run the functions live and are out of simjudge's scope."""
 
 
 class Unparseable(ValueError):
@@ -270,13 +272,14 @@ def _schemas(q: io.Record) -> list[dict[str, Any]]:
     return schemas
 
 
-def load_bfcl(results: str | Path, gold: str | Path, functions: str | Path,
+def load_bfcl(results: str | Path, gold: str | Path | None, functions: str | Path,
               max_chars: int = 4096) -> list[BfclItem]:
     """Join BFCL results, possible answers and questions on ``id`` (each file's ids unique).
 
     Args:
-        results, gold, functions: the model's result file, BFCL's ``possible_answer`` file and
-            the question file (JSONL; ``.json`` as BFCL names them).
+        results, gold, functions: the model's result file, BFCL's ``possible_answer`` file
+            (None when every result is a ``relevance`` item, which has none) and the question
+            file (JSONL; ``.json`` as BFCL names them).
         max_chars: longest string in a result or a ground truth (raw call text, argument
             values; 0 = no limit).
 
@@ -286,22 +289,26 @@ def load_bfcl(results: str | Path, gold: str | Path, functions: str | Path,
             shape (see :func:`_gold_calls`, :func:`_schemas`), or a string over
             ``max_chars`` (file, line and field named).
     """
-    answers = _index_by_id(gold)
+    answers = _index_by_id(gold) if gold is not None else {}
     questions = _index_by_id(functions)
     items = []
     for rec in _index_by_id(results).values():
         rid = io.text(rec, "id")
-        if rid not in answers:
-            raise rec.error(f"id {rid!r} has no possible answer in {gold}", "id")
-        if rid not in questions:
-            raise rec.error(f"id {rid!r} has no question in {functions}", "id")
         try:
             cat = category_of(rid)
         except ValueError as exc:
             raise rec.error(str(exc), "id") from None
-        ans, q = answers[rid], questions[rid]
-        truth = _gold_calls(ans)
-        io.check_string_sizes(truth, max_chars, ans.path, ans.line, "ground_truth")
+        if rid not in answers and cat != "relevance":
+            raise rec.error(f"id {rid!r} has no possible answer in {gold or '(no --gold)'}",
+                            "id")
+        if rid not in questions:
+            raise rec.error(f"id {rid!r} has no question in {functions}", "id")
+        q = questions[rid]
+        truth: dict[str, Any] = {}
+        if cat != "relevance":
+            ans = answers[rid]
+            truth = _gold_calls(ans)
+            io.check_string_sizes(truth, max_chars, ans.path, ans.line, "ground_truth")
         result = io.get_field(rec, "result")
         io.check_string_sizes(result, max_chars, rec.path, rec.line, "result")
         items.append(BfclItem(rid, cat, result, truth, _schemas(q),

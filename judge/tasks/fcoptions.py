@@ -12,6 +12,8 @@ from judge.tasks.options import Interval
 
 FcFormat = Literal["seed", "openai", "bfcl"]
 """Function-call input formats: seed 003's call lists, OpenAI ``tool_calls``, BFCL results."""
+FcMatching = Literal["official", "optimal"]
+"""How several calls are matched (:data:`metrics.fc_check.MATCHINGS`)."""
 
 
 @dataclass(frozen=True)
@@ -21,10 +23,15 @@ class FunctionCallOptions:
     Attributes:
         format: the input format (:data:`FcFormat`).
         functions: BFCL: the question file with the function schemas (required with
-            ``format="bfcl"``, with ``--gold``).
+            ``format="bfcl"``, with ``--gold``), or BFCL's data folder for a result folder.
         arg_judge: a judge spec for string argument equivalence (e.g. ``local``); None =
             exact equality of values.
         arg_tau: argument values match when the argument judge's score is > this, in [0, 1].
+        bfcl_model: BFCL: the model whose raw results these are (a model of BFCL's handler
+            map, e.g. ``gpt-4o-2024-05-13-FC``, or a decoder family such as ``llama``); None =
+            detected from the result folder's name (``generic`` when BFCL does not know it).
+        fc_matching: ``official`` (BFCL's order of checks) or ``optimal`` (an assignment
+            solver); None = ``official`` with ``format="bfcl"``, ``optimal`` otherwise.
     """
 
     format: FcFormat = field(default="seed", metadata={
@@ -36,3 +43,17 @@ class FunctionCallOptions:
         "help": "function-call: judge spec for string argument equivalence (e.g. local)."})
     arg_tau: Annotated[float, Interval(ge=0.0, le=1.0)] = field(default=0.7, metadata={
         "help": "function-call: argument values match when the judge's score is > this."})
+    bfcl_model: str | None = field(default=None, metadata={
+        "help": "function-call --format bfcl: the BFCL model (or decoder family) that wrote "
+                "the results; default: the result folder's name."})
+    fc_matching: FcMatching | None = field(default=None, metadata={
+        "help": "function-call: match several calls by BFCL's order of checks (official; "
+                "default with --format bfcl) or an assignment solver (optimal).",
+        "what": "call matching"})
+
+    def matching(self) -> str:
+        """The matching in force: ``fc_matching``, else ``official`` for BFCL input and
+        ``optimal`` for the other formats."""
+        if self.fc_matching is not None:
+            return self.fc_matching
+        return "official" if self.format == "bfcl" else "optimal"

@@ -2,10 +2,10 @@
 (``seed``, OpenAI ``tool_calls``, BFCL), scored by BFCL's rules (correct + error type) and by
 seed 003's metrics.
 
-Per item: ``correct`` and ``error_type`` (wrong_count, wrong_name, missing_required,
-unexpected_param, type_mismatch, value_mismatch, missing_optional, unparseable) from
-:mod:`metrics.fc_check` (calls matched one-to-one by an assignment solver; BFCL's AST checker,
-Patil et al. 2024), plus seed 003's ``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4.
+Per item: ``correct`` and ``error_type`` (:data:`metrics.fc_check.ERROR_TYPES`) from
+:mod:`metrics.fc_check` (BFCL's AST checker; calls matched in BFCL's order of checks or by an
+assignment solver, ``--fc-matching``; BFCL input decoded per model, :mod:`judge.tasks.bfclscore`),
+plus seed 003's ``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4.
 For BFCL gold (lists of acceptable values) the seed metrics compare against one concrete gold
 call: each parameter's first acceptable value. An optional argument judge (``--arg-judge``,
 :mod:`judge.tasks.arguments`) credits string values that differ only in form.
@@ -30,9 +30,17 @@ from judge.tasks.arguments import (
     judge_arguments,
 )
 from judge.tasks.base import Judged, Params, Source, Task
+from judge.tasks.bfclscore import (
+    bfcl_item_check,
+    bfcl_metrics,
+    category_means,
+    category_means_resampled,
+    load_bfcl_items,
+    settled_options,
+)
 from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.fccalls import FORMATS, checkable
-from judge.tasks.fcformats import Unparseable, canonical_gold_calls, load_bfcl, openai_tool_calls
+from judge.tasks.fcformats import Unparseable, canonical_gold_calls, openai_tool_calls
 from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.views import calls_view
 from metrics import fc_score_items
@@ -68,17 +76,12 @@ def load_fc_items(source: Source, options: FunctionCallOptions | None = None) ->
         InputError: unknown format, missing --gold/--functions for BFCL, or bad records.
     """
     opts = options or FunctionCallOptions()
-    fmt, gold, functions, max_chars = opts.format, source.gold, opts.functions, source.max_chars
+    fmt, gold, max_chars = opts.format, source.gold, source.max_chars
     if fmt not in FORMATS:
         raise InputError(f"unknown function-call format {fmt!r}; expected one of "
                          f"{', '.join(FORMATS)}", field="format")
     if fmt == "bfcl":
-        if gold is None or functions is None:
-            raise InputError("--format bfcl needs --gold POSSIBLE_ANSWER_FILE and "
-                             "--functions QUESTION_FILE", field="gold")
-        return [Item(b.id, b.source, b.result, b.gold, b.question,
-                     {"schemas": b.schemas, "category": b.category})
-                for b in load_bfcl(source.data, gold, functions, max_chars=max_chars)]
+        return load_bfcl_items(source, opts)
     records, gold_records = read_sides(source.data, gold, source.where)
     truth_field = source.truth_field or DEFAULT_FIELDS[1]
     if fmt == "seed":
@@ -98,18 +101,33 @@ def load_fc_items(source: Source, options: FunctionCallOptions | None = None) ->
 
 
 def score_function_call(items: Sequence[Item], fmt: str = "seed",
-                        equivalent: ArgEquivalent | None = None,
+                        equivalent: ArgEquivalent | None = None, matching: str | None = None,
                         ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
     """Per-item rows and dataset metrics (see module docstring).
 
     ``equivalent``: judged string equivalence per (function, parameter) (from
-    :func:`judge.tasks.arguments.judge_arguments`), used by both the BFCL check and the seed
-    metrics; None = exact (standardised) string equality only.
+    :func:`judge.tasks.arguments.judge_arguments`); None = exact (standardised) string equality
+    only. For BFCL input it never changes ``correct`` (BFCL's verdict): the verdict with it is
+    ``verdicts["arg_judge"]``, reported beside (:func:`judge.tasks.bfclscore.bfcl_metrics`); for
+    the other formats it counts in the check and the seed metrics.
+    ``matching``: ``official`` or ``optimal`` (:data:`metrics.fc_check.MATCHINGS`); None =
+    ``official`` for BFCL input, ``optimal`` otherwise.
     """
+    matching = matching or ("official" if fmt == "bfcl" else "optimal")
     seed_rows: list[dict[str, Any]] = []
     checks: list[tuple[str, bool, str, list[list[int]]]] = []
     shown: list[Any] = []  # each item's predicted calls as the audit report shows them
+    verdicts: list[dict[str, bool] | None] = []
     for item in items:
+        if fmt == "bfcl":
+            b = bfcl_item_check(item, matching, equivalent)
+            checks.append((b.error_type, b.correct, b.message, b.pairs))
+            shown.append(b.shown)
+            verdicts.append(b.verdicts)
+            seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
+                              "pred_fn": b.seed_calls})
+            continue
+        verdicts.append(None)
         pred, gold, schemas, single, why = checkable(item, fmt)
         shown.append(_shown_pred(item, fmt, pred))
         if pred is None:
@@ -118,7 +136,7 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
                               "pred_fn": []})
             continue
         res = check_item(pred, gold, schemas, single=single,
-                         equivalent_for=equivalent_for(equivalent))
+                         equivalent_for=equivalent_for(equivalent), matching=matching)
         checks.append((res.error_type, res.correct, res.message,
                        [[g, p] for g, p, _ in res.pairs]))
         seed_pred = []
@@ -128,15 +146,18 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
             seed_pred.append({"name": schema_name, "arguments": params})
         seed_rows.append({"query": item.query, "gold_fn": _seed_gold(item, fmt),
                           "pred_fn": seed_pred})
-    arg_scorer = equivalence_scorer(equivalent) if equivalent is not None else None
+    arg_scorer = (equivalence_scorer(equivalent) if equivalent is not None and fmt != "bfcl"
+                  else None)
     per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
     rows: list[FunctionCallRow] = []
-    for item, (etype, correct, msg, pairs), r, p in zip(items, checks, per, shown, strict=True):
+    for item, (etype, correct, msg, pairs), r, p, v in zip(items, checks, per, shown, verdicts,
+                                                           strict=True):
         row = {"id": item.id, "source": item.source, "correct": correct,
                "error_type": etype or None, "error": msg or None, "matching": pairs, **r,
                "gold_calls": item.truth, "pred_calls": p}
         if fmt == "bfcl":
             row["category"] = item.extra["category"]
+            row["verdicts"] = v
         rows.append(FunctionCallRow.model_validate(row))
     metrics: dict[str, Any] = {
         "eval_size": len(rows), "accuracy": float(np.mean([r.correct for r in rows])),
@@ -147,6 +168,7 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
         cats = sorted({r.category for r in rows if r.category is not None})
         metrics["accuracy_by_category"] = {
             c: float(np.mean([r.correct for r in rows if r.category == c])) for c in cats}
+        metrics.update({**category_means(rows), **bfcl_metrics(rows, items, matching)})
     return rows, metrics
 
 
@@ -229,22 +251,34 @@ class FunctionCallTask(Task[FunctionCallRow]):
         return [(argument_context(f, p), pairs) for (f, p), pairs in groups.items()]
 
     def config_entries(self, params: Params) -> dict[str, Any]:
-        """``{"function_call_format": …}`` for ``config.json``."""
-        return {"function_call_format": self.options(params).format}
+        """``{"function_call_format": …}`` for ``config.json``; for BFCL input also the model
+        whose decoder read the results (given or detected) and the matching in force."""
+        opts = self.options(params)
+        return {"function_call_format": opts.format, **({"bfcl_model": opts.bfcl_model,
+                "fc_matching": opts.matching()} if opts.format == "bfcl" else {})}
+
+    def settled_options(self, items: Sequence[Item], options: Any) -> Any:
+        """:func:`judge.tasks.bfclscore.settled_options` (BFCL's model and matching)."""
+        return settled_options(items, options)
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
         """See :func:`score_function_call`."""
-        return score_function_call(items, self.options(params).format, judged.data)
+        opts = self.options(params)
+        return score_function_call(items, opts.format, judged.data, opts.matching())
 
     def metrics_from_rows(self, rows: Sequence[FunctionCallRow]) -> dict[str, float]:
-        """Accuracy (share of correct items) and the means of seed 003's metrics."""
-        return column_means(_COLUMNS, rows)
+        """Accuracy (share of correct items) and the means of seed 003's metrics; for BFCL
+        rows also each category's accuracy and BFCL's aggregates
+        (:func:`judge.tasks.bfclscore.category_means`)."""
+        return {**column_means(_COLUMNS, rows), **category_means(rows)}
 
     def resampled(self, rows: Sequence[FunctionCallRow],
                   ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
         """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
-        return column_means_resampled(_COLUMNS, rows)
+        columns = column_means_resampled(_COLUMNS, rows)
+        categories = category_means_resampled(rows)
+        return lambda idx: {**columns(idx), **categories(idx)}
 
     threshold = "arg_tau"
     curve_metrics: ClassVar[tuple[str, ...]] = ("accuracy", "fn_acc_all", "fn_acc_name",
@@ -276,7 +310,9 @@ class FunctionCallTask(Task[FunctionCallRow]):
 
         fmt = str(record.config.get("function_call_format") or "seed")  # the task's entry
         options = FunctionCallOptions(format=fmt,  # type: ignore[arg-type]
-                                      functions=run_input(record, "functions"))
+                                      functions=run_input(record, "functions"),
+                                      bfcl_model=record.config.get("bfcl_model"),
+                                      fc_matching=record.config.get("fc_matching"))
         items = _load_once(self, run_source(record), options)
         equivalent = None
         if self.run_tau(record) is not None:
@@ -285,7 +321,7 @@ class FunctionCallTask(Task[FunctionCallRow]):
                   str(v.get("outcome", "ok")), v.get("score"))
                  for v in record.verdict_rows() if "function" in v and "parameter" in v),
                 tau)
-        rows, metrics = score_function_call(items, fmt, equivalent)
+        rows, metrics = score_function_call(items, fmt, equivalent, options.matching())
         return rows, {"arg_tau": tau if equivalent is not None else None, **metrics}
 
     def view(self, row: FunctionCallRow) -> dict[str, Any]:

@@ -150,6 +150,9 @@ def test_eval_prints_cis_and_function_call_error_types(tmp_path: Path) -> None:
     assert set(ci) >= {"accuracy", "fn_acc_name", "bleu-4"}
     for metric, (lo, hi) in ci.items():  # every metric with its CI, rounded, on one row
         value = summary["metrics"][metric]
+        if value != value:  # a BFCL category without items (java here): undefined, shown as –
+            assert re.search(rf"{re.escape(metric)}\s+–\s+\[–, –\]", res.stdout), metric
+            continue
         assert re.search(rf"{re.escape(metric)}\s+{value:.4f}\s+\[{lo:.4f}, {hi:.4f}\]",
                          res.stdout), metric
     # one item of each of these error types (examples/README.md), 4 of 9 correct
@@ -434,7 +437,8 @@ def test_browser_report_shows_content_and_integer_counts(
     assert h["detailHidden"]  # no pairs to inspect: the side panel is hidden
     assert seen["bfcl"]["header"]["metrics"]["eval_size"] == "9"
     assert ("error_types: wrong_count 1 · wrong_name 1 · missing_required 0 · unexpected_param "
-            "0 · type_mismatch 1 · value_mismatch 1 · missing_optional 0 · unparseable 1"
+            "0 · type_mismatch 1 · value_mismatch 1 · missing_optional 0 · unparseable 1 · "
+            "called_function 0"
             in seen["bfcl"]["header"]["groups"])
     assert any("parallel_multiple_function 0.0000" in g  # a share, not a count
                for g in seen["bfcl"]["header"]["groups"])

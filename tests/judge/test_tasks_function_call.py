@@ -103,6 +103,12 @@ def test_bfcl_needs_its_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     data = tmp_path / "r.jsonl"
     data.write_text('{"id": "simple_0", "result": []}\n')
     res = runner.invoke(app, ["eval", str(data), "--task", "function-call", "--format", "bfcl"])
-    assert res.exit_code == 2 and "--gold POSSIBLE_ANSWER_FILE" in res.output
+    assert res.exit_code == 2 and "needs --functions" in res.output
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "simple_0", "function": {"name": "f"}}\n')
+    res = runner.invoke(app, ["eval", str(data), "--task", "function-call", "--format", "bfcl",
+                              "--functions", str(questions)])
+    # only relevance items may come without a possible answer
+    assert res.exit_code == 2 and "has no possible answer" in res.output
     res = runner.invoke(app, ["eval", str(data), "--task", "function-call", "--format", "xml"])
     assert res.exit_code == 2 and "unknown function-call format" in res.output
