@@ -8,13 +8,13 @@
   ``possible_answer`` (``{"id", "ground_truth": {func: {param: [acceptable…]}}}``) and the
   questions with the function schemas (``{"id", "function": schema or [schemas]}``).
 
-Raw text is parsed with Python's ``ast`` (literals only), never evaluated. Output that cannot be
-parsed is an ``unparseable`` item, never credited.
+BFCL results are decoded per model as BFCL's handlers decode them (:mod:`judge.tasks.bfclmodels`;
+raw text read with Python's ``ast``, never evaluated). Output that cannot be decoded is an
+``unparseable`` item, never credited.
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,13 +36,6 @@ class Unparseable(ValueError):
     raw: Any = None
 
 
-def _literal(node: ast.AST) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError, RecursionError):
-        raise Unparseable(f"argument is not a literal: {ast.dump(node)[:80]}") from None
-
-
 def _usable(value: Any, what: str) -> Any:
     """``value`` if it is nested at most :data:`judge.io.MAX_NESTING` levels and holds no lone
     surrogate (which could not be written back as UTF-8); else :class:`Unparseable`."""
@@ -60,63 +53,6 @@ def _json_arguments(text: str, what: str) -> Any:
         return io.loads(text)
     except InputError as exc:
         raise Unparseable(f"{what} are not usable JSON: {exc.message}") from None
-
-
-def _call_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_call_name(node.value)}.{node.attr}"
-    raise Unparseable("function name is not a dotted name")
-
-
-def parse_call_text(text: str) -> list[dict[str, dict[str, Any]]]:
-    """``"[f(a=1), pkg.g(b='x')]"`` → ``[{"f": {"a": 1}}, {"pkg.g": {"b": "x"}}]``.
-
-    Raises:
-        Unparseable: not Python syntax, not a list of calls, positional arguments, or
-            non-literal argument values.
-    """
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise Unparseable(f"not a list of calls: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
-        raise Unparseable(f"not a list of calls: {type(exc).__name__}") from None
-    body = tree.body
-    nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
-    calls = []
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            raise Unparseable("not a function call")
-        if node.args:
-            raise Unparseable("positional arguments cannot be matched to parameters")
-        calls.append({_call_name(node.func): {kw.arg: _literal(kw.value)
-                                              for kw in node.keywords if kw.arg}})
-    return _usable(calls, "call text")
-
-
-def decode_bfcl_result(result: Any) -> list[dict[str, dict[str, Any]]]:
-    """A BFCL model result → list of ``{name: params}``.
-
-    Raises:
-        Unparseable: the result is neither a list of ``{name: JSON-or-dict}`` nor call text.
-    """
-    if isinstance(result, str):
-        return parse_call_text(result)
-    if not isinstance(result, list) or not result:
-        raise Unparseable("empty or non-list result")
-    calls = []
-    for entry in result:
-        if not isinstance(entry, Mapping) or len(entry) != 1:
-            raise Unparseable("each call must be {name: arguments}")
-        (name, args), = entry.items()
-        if isinstance(args, str):
-            args = _json_arguments(args, f"arguments of {name!r}")
-        if not isinstance(args, dict):
-            raise Unparseable(f"arguments of {name!r} are not an object")
-        calls.append({str(name): args})
-    return calls
 
 
 def openai_tool_calls(record: io.Record, field: str) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from judge.tasks.fcformats import Unparseable, decode_bfcl_result, parse_call_text
+from judge.tasks.bfclmodels import bfcl_model
+from judge.tasks.fcformats import Unparseable
 from tests.conftest import EXAMPLES, shared_file
 
 runner = CliRunner()
@@ -86,17 +87,18 @@ def test_openai_tool_calls_format_and_unparseable(tmp_path) -> None:  # type: ig
 
 
 def test_raw_text_results_are_parsed_safely() -> None:
-    assert parse_call_text("[math.factorial(number=5), g(x='a', y=[1, 2])]") == [
+    decode = bfcl_model("generic").decode
+    assert decode("[math.factorial(number=5), g(x='a', y=[1, 2])]", "python") == [
         {"math.factorial": {"number": 5}}, {"g": {"x": "a", "y": [1, 2]}}]
-    for bad in ("__import__('os').system('echo x')", "[f(1)]", "[f(x=open('/etc/passwd'))]",
-                "not a call", "[f(x=1"):
+    # nothing is ever run: a keyword-less call is kept as its text (BFCL's leniency)
+    assert decode("[f(x=open('/etc/passwd'))]", "python") == [{"f": {"x": "open('/etc/passwd')"}}]
+    for bad in ("__import__('os').system('echo x') + 1", "[f(x=1", "[f(x=y + 1)]"):
         with pytest.raises(Unparseable):
-            parse_call_text(bad)
-    assert decode_bfcl_result([{"f": "{\"a\": 1}"}]) == [{"f": {"a": 1}}]
+            decode(bad, "python")
+    assert decode([{"f": "{\"a\": 1}"}], "python") == [{"f": {"a": 1}}]
     with pytest.raises(Unparseable):
-        decode_bfcl_result([{"f": "{\"a\": 1"}])
-    with pytest.raises(Unparseable):
-        decode_bfcl_result([])
+        decode([{"f": "{\"a\": 1"}], "python")
+    assert decode([], "python") == []  # no call: wrong for an AST item, right for relevance
 
 
 def test_bfcl_needs_its_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
