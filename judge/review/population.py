@@ -208,7 +208,7 @@ def _pair_rows(path: Path, pred_field: str, truth_field: str, max_chars: int,
     out: list[tuple[io.Record, PairKey]] = []
     seen: set[PairKey] = set()
     for rec in io.read_records(path):
-        pred, truth = io.text(rec, pred_field), io.text(rec, truth_field)
+        pred, truth = _one_text(rec, pred_field), _one_text(rec, truth_field)
         for name, side in ((pred_field, pred), (truth_field, truth)):
             io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
         item_id = io.record_id(rec, ("id",)) if rec.data.get("id") not in (None, "") else None
@@ -219,6 +219,19 @@ def _pair_rows(path: Path, pred_field: str, truth_field: str, max_chars: int,
     if not out:
         raise InputError("no pair to review", path)
     return out
+
+
+def _one_text(rec: io.Record, field: str) -> str:
+    """A pair's side: a string, or a list of one string (``suggestions.jsonl`` writes each
+    pair as a 1×1 selection item).
+
+    Raises:
+        InputError: missing field, or neither a string nor a list of one string.
+    """
+    got = io.text_or_list(rec, field)
+    if len(got) != 1:
+        raise rec.error(f"expected one string, got a list of {len(got)}", field)
+    return got[0]
 
 
 def _row_context(rec: io.Record, skip: Sequence[str]) -> dict[str, Any]:
