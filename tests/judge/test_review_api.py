@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -78,7 +79,12 @@ def test_off_loopback_every_request_needs_the_token(table_run: tuple[Path, Path]
     try:
         assert s.call("GET", "/", token=False)[0] == 403
         assert s.call("GET", "/api/stats", token=False)[0] == 403
-        assert s.call("GET", f"/?token={s.token}", token=False)[0] == 200
+        status, page = s.call("GET", f"/?token={s.token}", token=False)
+        assert status == 200
+        # the page's own scripts and styles carry the token too (else the page would be blank)
+        for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', page):
+            assert src.endswith(f"?token={s.token}") and s.call("GET", src, token=False)[0] == 200
+        assert s.call("GET", "/static/review.js", token=False)[0] == 403
         assert s.call("GET", "/?token=wrong", token=False)[0] == 403
         assert s.call("POST", "/api/next", {"reviewer": "ann"})[0] == 200
     finally:
