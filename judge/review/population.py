@@ -33,6 +33,7 @@ from judge import io
 from judge.calibration.labelevents import PairKey
 from judge.calibration.pool import run_sha256
 from judge.errors import InputError
+from judge.review.calls import argument_items
 
 Kind = Literal["run", "suggestions", "pool"]
 
@@ -167,11 +168,19 @@ def from_run(path: Path, blind: bool) -> Population:
                if (e[0], e[1], e[2], e[3]) in cell_index]
         queues[q] = list(dict.fromkeys(got))
     items = data["items"]
+    found = argument_items(items) if any(len(w) == 3 for w in where) else {}
 
     def context(i: int, blind_now: bool) -> dict[str, Any]:
         w = where[i]
         if len(w) == 3:
             ctx: dict[str, Any] = {"kind": "argument", "function": w[1], "parameter": w[2]}
+            hits = found.get(keys[i], [])  # type: ignore[arg-type]
+            if hits:  # the first item holding the pair, drawn as the audit page draws it
+                item = items[hits[0]]
+                content = item.get("content") or {}
+                ctx.update({"item": item["id"], "query": item.get("query"),
+                            "other_items": len(hits) - 1,
+                            "content": _strip_calls(content) if blind_now else content})
         else:
             n, h, pi, tj = w
             item, hm = items[n], items[n]["heatmaps"][h]

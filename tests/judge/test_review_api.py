@@ -313,19 +313,31 @@ def test_a_function_call_run_offers_its_argument_pairs(tmp_path: Path) -> None:
     verdicts = [json.loads(x) for x in (run / "verdicts.jsonl").read_text().splitlines()]
     want = {(f"{v['function']}.{v['parameter']}", v["pred"], v["truth"]) for v in verdicts}
     s = start([str(run), "--labels", str(tmp_path / "l.db"), "--queue", "all"], tmp_path)
+    contexts: dict[tuple[str, str], tuple[str, str]] = {}
     try:
         got = set()
         pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
         while pair is not None:
             assert pair["context"]["kind"] == "argument"
             fn, param = pair["item_id"].split(".")
-            assert pair["context"] == {"kind": "argument", "function": fn, "parameter": param}
+            ctx = pair["context"]
+            assert (ctx["kind"], ctx["function"], ctx["parameter"]) == ("argument", fn, param)
+            # the first item holding the pair, its calls as the audit page shows them (blind:
+            # no verdict, error type or matching, which the argument judge decided)
+            calls = {c["name"]: c["arguments"] for c in ctx["content"]["pred"]}
+            assert calls[fn][param] == pair["pred"]
+            assert set(ctx["content"]) == {"kind", "gold", "pred", "category"}
+            contexts[(pair["pred"], pair["truth"])] = (ctx["item"], ctx["query"])
             got.add((pair["item_id"], pair["pred"], pair["truth"]))
             pair = s.label("ann", pair, 1)["pair"]
     finally:
         s.stop()
     # seed 003's judged string values, e.g. light_control.action: 关闭 vs 打开
     assert got == want and ("light_control.action", "关闭", "打开") in got
+    items = {json.loads(x)["id"]: json.loads(x) for x in (run / "items.jsonl").read_text()
+             .splitlines()}
+    item, query = contexts[("关闭", "打开")]
+    assert items[item]["query"] == query
 
 
 def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
