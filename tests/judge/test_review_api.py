@@ -375,3 +375,39 @@ def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
     assert merged.returncode == 0, merged.stderr
     out = [json.loads(x) for x in (tmp_path / "labels2.jsonl").read_text().splitlines()]
     assert len(out) == 40 + 12  # the first round's pairs and the new ones
+
+
+def test_a_graded_scale(table_run: tuple[Path, Path], tmp_path: Path) -> None:
+    """--scale 0-5: keys 0..5 store grades, a match from 3 (the upper half); 6 is refused;
+    the export writes the grades and calibrate binarises them at the database's 3."""
+    run, _ = table_run
+    db = tmp_path / "g.db"
+    s = start([str(run), "--labels", str(db), "--scale", "0-5", "--overlap", "1"], tmp_path)
+    grades = [5, 2, 3, 0, 4, 1]
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        assert s.call("POST", "/api/label", {
+            "reviewer": "ann", "index": pair["index"], "action": "label", "value": 6,
+            "key": [pair["item_id"], pair["pred"], pair["truth"]]})[0] == 400
+        for g in grades:
+            reply = s.label("ann", pair, g)
+            assert reply["event"]["grade"] == g and reply["event"]["label"] == int(g >= 3)
+            pair = reply["pair"]
+        # bob grades ann's pairs one higher (capped at 5): interval α, by the package
+        bob = []
+        pair = s.post("/api/next", {"reviewer": "bob"})["pair"]
+        for g in grades:
+            bob.append(min(g + 1, 5))
+            pair = s.label("bob", pair, bob[-1])["pair"]
+        stats = s.call("GET", "/api/stats")[1]
+    finally:
+        s.stop()
+    krippendorff = pytest.importorskip("krippendorff")
+    want = krippendorff.alpha(reliability_data=[grades, bob], level_of_measurement="interval")
+    assert stats["agreement"]["level"] == "interval"
+    assert math.isclose(stats["agreement"]["alpha"], want, rel_tol=1e-12)
+    got = subprocess.run([*CLI, "labels", "export", str(db), "-o", str(tmp_path / "e.jsonl")],
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    rows = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
+    assert [r["label"] for r in rows] == [[g, b] for g, b in zip(grades, bob, strict=True)]
