@@ -54,6 +54,16 @@ def test_a_clear_error_names_the_extra_when_pandas_is_missing(tmp_path: Path,
         r.verdicts_to_pandas()
 
 
+def test_inspect_integration_names_its_extra_when_inspect_ai_is_missing() -> None:
+    code = ("import sys\nsys.modules['inspect_ai'] = None  # as if not installed\n"
+            "try:\n    import judge.integrations.inspect\n"
+            "except ImportError as exc:\n    print(exc)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert 'needs inspect_ai' in res.stdout and 'pip install "simjudge[inspect]"' in res.stdout
+
+
 def test_summary_html_escapes_every_text() -> None:
     html = summary_html(
         {"task": "selection", "tau": 0.7, "judge": {"id": "<script>alert(1)</script>"}},
