@@ -1,6 +1,8 @@
 """simjudge's LLM side: judges, scorers, cache, similarity matrices, runs and the CLI.
 
-Depends on :mod:`metrics`; never the reverse. Python API: :func:`judge.evaluate`.
+Depends on :mod:`metrics`; never the reverse. Python API: :func:`judge.evaluate`,
+:func:`judge.load_run` (notebooks: ``.to_pandas()``; pandas comes with the ``notebook`` extra
+and is imported only when a frame is asked for).
 
 The public names are imported on first use (PEP 562 ``__getattr__``), so ``simjudge --help``
 does not pay for numpy, pydantic and the metrics stack (``benchmarks/bench_startup.py``);
@@ -16,8 +18,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.api import EvalResult, evaluate
+    from judge.api import EvalResult, evaluate, load_run
     from judge.matrix import SimilarityMatrix
+    from judge.record.runrecord import RunRecord
     from judge.verdict import Verdict
 
 
@@ -32,10 +35,12 @@ def _version() -> str:
         return "0+unknown"
 
 
-__all__ = ["EvalResult", "SimilarityMatrix", "Verdict", "__version__", "evaluate"]
+__all__ = ["EvalResult", "RunRecord", "SimilarityMatrix", "Verdict", "__version__", "evaluate",
+           "load_run"]
 
-_LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api",
-         "SimilarityMatrix": "judge.matrix", "Verdict": "judge.verdict"}
+_LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api", "load_run": "judge.api",
+         "RunRecord": "judge.record.runrecord", "SimilarityMatrix": "judge.matrix",
+         "Verdict": "judge.verdict"}
 
 
 def __getattr__(name: str) -> Any:

@@ -51,15 +51,70 @@ class EvalResult:
         ``result.rows[0].f1``, ``.matches``…), the objects behind :attr:`items`."""
         return list(self.record.items)
 
+    def to_pandas(self) -> Any:
+        """The per-item metrics as a ``pandas.DataFrame``, one row per item with typed columns
+        (:meth:`judge.record.runrecord.RunRecord.to_pandas`: ``id``, ``source``, counts,
+        ``precision``/``recall``/``f1`` in [0, 1]…).
 
-def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "selection",
+        Raises:
+            ImportError: pandas is missing (``pip install "simjudge[notebook]"``).
+        """
+        return self.record.to_pandas()
+
+    def verdicts_to_pandas(self) -> Any:
+        """The verdicts as a ``pandas.DataFrame``, one row per judged pair and judge
+        (:meth:`judge.record.runrecord.RunRecord.verdicts_to_pandas`).
+
+        Raises:
+            ImportError: pandas is missing (``pip install "simjudge[notebook]"``).
+        """
+        return self.record.verdicts_to_pandas()
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the run's summary table (metrics with their 95 % CIs,
+        accounting), HTML-escaped."""
+        return self.record._repr_html_()
+
+
+def load_run(path: str | Path) -> RunRecord:
+    """Read a run directory written by ``simjudge eval`` or :func:`evaluate` into its typed
+    record, the item rows typed by the run's task (:mod:`judge.record.itemrows`:
+    ``record.items[0].f1``), for a notebook: ``.to_pandas()``, ``.verdicts_to_pandas()``,
+    ``.summary``, ``.config``, and a summary table as its rich display.
+
+    Args:
+        path: the run directory.
+
+    Returns:
+        :class:`judge.record.runrecord.RunRecord` (rows left untyped only for a task this
+        simjudge does not know).
+
+    Raises:
+        judge.errors.InputError: not a run directory, malformed JSON, or a row without a
+            required field or with a mistyped one (file, line and field named).
+    """
+    from judge.errors import InputError
+    from judge.record.store import load_run as read
+    from judge.tasks.registry import get_task
+
+    record = read(path)
+    try:
+        task = get_task(record.task)
+    except InputError:  # a task of another simjudge: its rows stay the plain envelope
+        return record
+    record.rows_as(task.row_model)
+    return record
+
+
+def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: str = "selection",
              judge: str | Judge | Sequence[str | Judge] | None = None, tau: float = 0.7,
              context: str = "", cache_dir: str | Path | None = None,
              cache_mode: CacheMode = "read-write", out: str | Path | None = None,
              pred_field: str | None = None, truth_field: str | None = None,
              zero_division: float = 0.0, max_chars: int = DEFAULT_MAX_CHARS,
              fc_format: FcFormat | None = None, arg_tau: float | None = None, *,
-             id_fields: Sequence[str] = (), task_options: Mapping[str, Any] | None = None,
+             id_fields: Sequence[str] = (), where: Sequence[str] | Mapping[str, Any] = (),
+             task_options: Mapping[str, Any] | None = None,
              vote: Vote = "mean", quorum: int = 1, tau_from: str | Path | None = None,
              repeats: int = 1, probes: Sequence[str] = (), bootstrap: int = 1000,
              seed: int = 0, judges_file: str | Path | None = None,
@@ -71,10 +126,15 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
     Args:
         items: dicts with the task's fields (default names ``pred``/``truth``, or
             ``pred_fn``/``gold_fn`` for function calls; ``id`` used when every dict has one,
-            an error when only some have one), or :class:`judge.items.Item` objects
-            (``ranking`` needs Items from :func:`judge.tasks.ranking.load_ranking`). Dicts are
-            copied into the run directory with ``out`` (``inputs.jsonl``), so ``simjudge
-            rescore`` and ``simjudge export`` work on the run.
+            an error when only some have one), a pandas ``DataFrame`` or an HF
+            ``datasets.Dataset`` with those columns (one record per row; a DataFrame's NaN
+            cell is a missing field, its index is not read:
+            :func:`judge.record.frames.table_records`), or :class:`judge.items.Item` objects
+            (``ranking`` needs Items from :func:`judge.tasks.ranking.load_ranking`). Records
+            are numbered from 1 in input order (``<items>:N`` in messages; ids ``line<N>``
+            when they carry none) and copied into the run directory with ``out``
+            (``inputs.jsonl``), so ``simjudge rescore`` and ``simjudge export`` work on the
+            run.
         task: a registered task name (:data:`judge.tasks.registry.TASKS`).
         judge: a judge spec (``local``, ``lexical``, ``table:PATH``…), a Judge object, or a
             list of them (a panel, voted by ``vote`` with ``quorum``), used by tasks with a
@@ -92,7 +152,10 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
         out: write a run directory there (atomically; checked before any judge call);
             overwrite: replace an existing one.
         pred_field, truth_field, id_fields: field names in ``items`` when they differ from the
-            defaults.
+            defaults (``--pred-field``, ``--truth-field``, ``--id-field``).
+        where: keep only the records whose fields equal these values, compared as text as
+            ``simjudge eval --where`` does: ``["split=test", "lang=zh"]`` or ``{"split":
+            "test"}`` (booleans as ``true``/``false``); records keep their input numbers.
         zero_division: value for undefined ratios.
         max_chars: longest string (characters) accepted in a prediction or gold value; a
             longer one raises :class:`InputError`, never truncated (default 4,096; 0 = no
@@ -110,7 +173,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
 
     Raises:
         judge.errors.InputError: bad items (``<items>:N: field 'x': …``: a missing or mistyped
-            field, a duplicate id, a string over ``max_chars``), unknown task or judge, τ
+            field, a duplicate id, a string over ``max_chars``; a ``datasets.DatasetDict``;
+            no record left by ``where``), unknown task or judge, τ
             outside [0, 1], an option of another task, an ``out`` that cannot be written, a
             stale ``tau_from`` (each differing field named).
 
@@ -121,10 +185,18 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
     """
     from judge.pipeline.config import EvalConfig
     from judge.pipeline.run import run_judged
+    from judge.record.frames import table_records
     from judge.runs.report import RENDERERS
     from judge.tasks.registry import get_task
 
     t = get_task(task)
+    table = table_records(items)
+    if table is not None:
+        items = table
+    if isinstance(where, Mapping):
+        where = [f"{k}={_where_text(v)}" for k, v in where.items()]
+    elif isinstance(where, str):
+        where = [where]
     opts: dict[str, Any] = dict(task_options or {})
     for name, value in (("format", fc_format), ("arg_tau", arg_tau)):
         if value is not None:
@@ -141,7 +213,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
             judges = given[:1]
     config = EvalConfig(
         task=task, records=list(items), pred_field=pred_field, truth_field=truth_field,
-        id_fields=tuple(id_fields), max_chars=max_chars, task_options=opts, judges=judges,
+        id_fields=tuple(id_fields), where=tuple(where), max_chars=max_chars,
+        task_options=opts, judges=judges,
         judges_file=Path(judges_file) if judges_file is not None else None,
         judge_options=judge_options, vote=vote, quorum=quorum, tau=tau,
         tau_from=Path(tau_from) if tau_from is not None else None,
@@ -154,3 +227,13 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item], task: str = "s
     assert isinstance(record, RunRecord) and judged is not None  # no dry run here
     return EvalResult(record, record.config.to_row(), record.summary.to_row(),
                       record.item_rows(), judged.verdicts, judged.matrices, record.path)
+
+
+def _where_text(value: Any) -> str:
+    """A ``where`` mapping's value as ``--where`` compares it: booleans ``true``/``false``,
+    strings as they are, anything else as JSON."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -415,6 +415,73 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
     return out
 
 
+def _statistic_table(statistics: Sequence[str], labels: Sequence[str],
+                     columns: Sequence[Sequence[str]]) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    t.add_column("statistic", no_wrap=True)
+    for label in labels:
+        t.add_column(label, justify="right", no_wrap=True)
+    for k, name in enumerate(statistics):
+        t.add_row(name, *(c[k] for c in columns))
+    return t
+
+
+def _blocks(console: Console, statistics: Sequence[str], labels: Sequence[str],
+            columns: Sequence[Sequence[str]]) -> list[Table]:
+    """Consecutive column blocks, each as many columns as fit ``console.width`` whole."""
+    from rich.measure import Measurement
+
+    wide = console.options.update_width(1 << 20)
+    blocks: list[Table] = []
+    start = 0
+    while start < len(columns):
+        end = start + 1
+        while end < len(columns) and Measurement.get(console, wide, _statistic_table(
+                statistics, labels[start:end + 1], columns[start:end + 1])).maximum \
+                <= console.width:
+            end += 1
+        blocks.append(_statistic_table(statistics, labels[start:end], columns[start:end]))
+        start = end
+    return blocks
+
+
+def statistic_tables(console: Console, names: Sequence[str], columns: Sequence[Sequence[str]],
+                     statistics: Callable[[Sequence[str]], Sequence[str]],
+                     ) -> list[RenderableType]:
+    """A table of one row per statistic and one column per judge that shows every cell whole
+    at ``console.width`` (80 columns when output is piped): no number is cut and no name split.
+
+    The judge columns are split into consecutive blocks, each a table with the statistic
+    column repeated and as many judge columns as fit; the headers are the judges' names, or
+    the letters A, B, … with a key below (``A = name``) when the names would take more blocks
+    than letters do (long ids widen their columns). A column wider than the console on its
+    own is still printed whole (the terminal wraps it).
+
+    Args:
+        console: where it will be printed (its width is used).
+        names: one header per judge column.
+        columns: per judge, its cells (strings), one per statistic.
+        statistics: headers → the statistic names, in row order (they may name a judge by its
+            header, e.g. ``Δ κ vs A``).
+
+    Returns:
+        The tables (a blank line between two), then the key lines if letters were used.
+    """
+    letters = _letters(len(names))
+    named = _blocks(console, statistics(names), names, columns)
+    lettered = _blocks(console, statistics(letters), letters, columns)
+    use_letters = len(lettered) < len(named)
+    out: list[RenderableType] = []
+    for k, block in enumerate(lettered if use_letters else named):
+        if k:
+            out.append(Text(""))
+        out.append(block)
+    if use_letters:
+        out.extend(Text(f"  {letter} = {name}") for letter, name in
+                   zip(letters, names, strict=True))
+    return out
+
+
 def cv_folds(result: Mapping[str, Any]) -> str:
     """k of the cross-validation in a calibration result ("k" when unknown)."""
     for r in result.get("judges", {}).values():

@@ -377,13 +377,17 @@ def record_id(record: Record, id_fields: Sequence[str]) -> str:
     return "/".join(parts)
 
 
+_TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
+"""Files whose cells are text (a list-valued cell holds JSON)."""
+
+
 def maybe_json(record: Record, field: str, value: Any) -> Any:
     """Decode a CSV/TSV cell holding a JSON array or object; other values pass through.
 
     Raises:
         InputError: the cell starts like JSON but is malformed.
     """
-    if isinstance(value, str) and record.path.endswith((".csv", ".tsv", ".tab")):
+    if isinstance(value, str) and record.path.endswith(_TABLE_SUFFIXES):
         s = value.strip()
         if s[:1] in ("[", "{"):
             return loads(s, record.path, record.line, field)
@@ -391,12 +395,16 @@ def maybe_json(record: Record, field: str, value: Any) -> Any:
 
 
 def string_list(record: Record, field: str) -> list[str]:
-    """A list of strings (CSV/TSV: a JSON array in the cell).
+    """A list of strings. In CSV/TSV the cell holds a JSON array, or one plain string: a
+    one-item list (``Job Information`` → ``["Job Information"]``, commas kept: several items
+    need the array); an empty cell is an empty list.
 
     Raises:
         InputError: missing field, not a list, or a non-string element (index named).
     """
     value = maybe_json(record, field, get_field(record, field))
+    if isinstance(value, str) and record.path.endswith(_TABLE_SUFFIXES):
+        return [value] if value.strip() else []
     if not isinstance(value, list):
         raise record.error(f"expected a list of strings, got {type(value).__name__}", field)
     for i, v in enumerate(value):

@@ -199,18 +199,27 @@ def load_record_items(source: Any, extractors: tuple[Extractor, Extractor],
 
 def items_from_dicts(rows: Sequence[Mapping[str, Any]], extractors: tuple[Extractor, Extractor],
                      pred_field: str, truth_field: str, id_fields: Sequence[str] = (),
-                     max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
+                     max_chars: int = DEFAULT_MAX_CHARS, where: Sequence[str] = ()) -> list[Item]:
     """Python-API input: a list of dicts (one per item) → items. ``id`` is used when every
     dict has one (some having it and others not is an error), as in :func:`resolve_id_fields`.
+    ``where`` (``FIELD=VALUE``) keeps the matching dicts, numbered by their position in
+    ``rows`` (as ``--where`` keeps a file's line numbers).
 
     Raises:
-        InputError: as :func:`items_from_records`, with ``<items>:N`` positions (1-based).
+        InputError: as :func:`items_from_records`, with ``<items>:N`` positions (1-based); a
+            malformed filter, or no dict left by the filters.
     """
+    filters = io.parse_where(where)
     records = []
     for i, r in enumerate(rows):
         rec = Record("<items>", i + 1, dict(r))
         io.check_value(rec.data, rec.path, rec.line)
         records.append(rec)
+    if filters:
+        records = io.filter_records(records, filters)
+        if not records:
+            raise InputError(f"no records match the where filters {list(where)!r}",
+                             field="where")
     return items_from_records(records, extractors, pred_field, truth_field, id_fields,
                               max_chars=max_chars)
 

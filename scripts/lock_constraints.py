@@ -11,10 +11,14 @@ Usage (run it with a recent pip, >= 23.1, which has ``--python`` and ``--report`
     PIP_CONFIG_FILE=/dev/null python scripts/lock_constraints.py \\
         --python ~/.pyenv/versions/3.10.13/bin/python --python ~/.pyenv/versions/3.11.7/bin/python
 
-Each interpreter's resolution of ``-e ".[test]"`` is taken from ``pip install --dry-run
---ignore-installed --report``. A package pinned to the same version for every interpreter is
-written once; otherwise one line per version with a ``python_version`` marker (the newest
-interpreter's pins also apply to later Python versions). Output: ``constraints.txt`` at the
+Each interpreter's resolution of ``-e ".[test]"`` (the test extra includes the ``notebook`` and
+``inspect`` extras, so every extra's packages are pinned too) is taken from ``pip install
+--dry-run --ignore-installed --report``. ``--keep constraints.txt`` resolves with the file's
+current pins as constraints, so adding a dependency pins its new packages without moving the
+others; ``--release NAME`` lets a kept pin move (one the new packages cannot live with). A
+package pinned to the same version for every interpreter is written once; otherwise one line
+per version with a ``python_version`` marker (the newest interpreter's pins also apply to later
+Python versions). Output: ``constraints.txt`` at the
 repository root (or ``--out``).
 """
 
@@ -36,8 +40,20 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def resolve(python: str) -> tuple[tuple[int, int], dict[str, str]]:
-    """``((major, minor), {name: version})`` that pip resolves for ``python``.
+def kept_pins(path: Path, release: set[str]) -> str:
+    """The lines of a constraints file to resolve with (``--keep``): its pins, less those of
+    the ``release`` names (canonical names) and the comments."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name = re.split(r"[=<>!~;\s]", line.strip(), maxsplit=1)[0]
+        if name and not line.startswith("#") and _canonical(name) not in release:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def resolve(python: str, keep: str | None = None) -> tuple[tuple[int, int], dict[str, str]]:
+    """``((major, minor), {name: version})`` that pip resolves for ``python`` (with the pins
+    ``keep`` as constraints, when given).
 
     Raises:
         subprocess.CalledProcessError: pip could not resolve (its message is on stderr).
@@ -46,8 +62,12 @@ def resolve(python: str) -> tuple[tuple[int, int], dict[str, str]]:
                              capture_output=True, text=True, check=True).stdout.split()
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
+        extra = []
+        if keep is not None:
+            (Path(tmp) / "keep.txt").write_text(keep, encoding="utf-8")
+            extra = ["-c", str(Path(tmp) / "keep.txt")]
         subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "--dry-run",
-                        "--ignore-installed", "--quiet", "--report", str(report), "-e",
+                        "--ignore-installed", "--quiet", "--report", str(report), *extra, "-e",
                         f"{REPO}[test]"], check=True)
         data = json.loads(report.read_text(encoding="utf-8"))
     pins = {_canonical(p["metadata"]["name"]): p["metadata"]["version"]
@@ -82,11 +102,16 @@ def main() -> None:
     ap.add_argument("--python", action="append", required=True,
                     help="interpreter to resolve for (repeat: oldest and newest supported)")
     ap.add_argument("--out", type=Path, default=REPO / "constraints.txt")
+    ap.add_argument("--keep", type=Path, help="resolve with this file's pins as constraints")
+    ap.add_argument("--release", action="append", default=[],
+                    help="with --keep: a package whose kept pin may move (repeat)")
     args = ap.parse_args()
-    resolutions = [resolve(p) for p in args.python]
+    keep = (kept_pins(args.keep, {_canonical(n) for n in args.release})
+            if args.keep is not None else None)
+    resolutions = [resolve(p, keep) for p in args.python]
     versions = ", ".join(f"{v[0]}.{v[1]}" for v, _ in sorted(resolutions))
     header = [
-        "# Exact versions of every package simjudge and its test extra install (the tested set).",
+        "# Exact versions of every package simjudge and its extras install (the tested set).",
         "# Used by the README: pip install -c constraints.txt -e \".[test]\"  (no resolver",
         "# backtracking, even with an old pip). Regenerate with scripts/lock_constraints.py",
         f"# (resolved for Python {versions}; the newest pins also serve later versions).",

@@ -138,10 +138,11 @@ class FakeBatchServer(FakeOpenAIServer):
         self._tokens: dict[str, tuple[str, int]] = {}  # batch id -> (model, prompt tokens)
 
     def _record(self, path: str, body: dict[str, Any], response: str,
-                constraint: str = "") -> LoggedRequest | None:
+                constraint: str = "") -> LoggedRequest:
         if self.log_lines or not path.startswith("/batch/"):
             return super()._record(path, body, response, constraint)
-        return None
+        # a batch line answered but not logged (a large batch's log would fill the memory)
+        return LoggedRequest(time.time(), path, body, response, constraint)
 
     async def _route(self, method: str, path: str, body: dict[str, Any]) -> Reply:
         route, _, query = path.partition("?")

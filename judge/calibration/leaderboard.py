@@ -17,20 +17,22 @@ No statistic is new here; each column comes from code that already computes it:
   tokens, USD and wall seconds of the scoring calls per 1,000 labelled pairs (calls made by
   this run: answers served from the cache cost nothing, so a cached rerun shows 0).
 
-Reference rows: ``lexical`` (added unless listed) and, when the labels carry several annotations
-per pair, ``humans`` — a leave-one-annotator-out human ceiling: on each pair with ≥ 2
-annotations the "score" is the first annotator's label and the truth is the remaining
-annotators' consensus under the label set's own rule (majority, tie negative; or mean ≥
-``positive_threshold``); pairs with one annotation are left out. The humans row is compared
-with its own truth, so it has no paired CI against the first judge.
+Reference rows: ``lexical`` (added unless listed) and, when at least :data:`MIN_HUMAN_PAIRS`
+pairs carry several annotations, ``humans`` — a leave-one-annotator-out human ceiling: on each
+pair with ≥ 2 annotations the "score" is the first annotator's label and the truth is the
+remaining annotators' consensus under the label set's own rule (majority, tie negative; or mean
+≥ ``positive_threshold``); pairs with one annotation are left out. Its κ and F1 are those of the
+first annotator's label binarised by that same rule (``label = 1``, ``label ≥ 4``: a threshold
+on the label scale, never a τ chosen on the labels — a τ fitted to 0–5 grades is no similarity
+score), so it has no τ, no τ interval and no CV κ. The humans row is compared with its own
+truth, so it has no paired CI against the first judge.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,85 +40,26 @@ import numpy as np
 from judge import aio
 from judge.cache import JudgeCache
 from judge.calibration.calibrate import calibrate_judge
+from judge.calibration.humans import MIN_HUMAN_PAIRS, human_row, multiply_annotated
 from judge.calibration.labels import LabelSet
+from judge.calibration.pairmetrics import AT_TAU, METRICS, metrics_at_tau, pair_rows
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.errors import InputError
 from judge.judges.base import Judge, JudgeContext
 from judge.numbers import finite_or_none
 from judge.pipeline.uncertainty import bootstrap_cis, paired_bootstrap
-from metrics import Confusion, kappa_from_counts, normalize, pr_auc, roc_auc, scores_from_counts
+from metrics import normalize
 
-HUMANS = "humans"
 LEXICAL = "lexical"
 DESCRIBE_KEYS = ("id", "backend", "method", "model", "base_url", "scorer", "score_mode",
                  "members", "repeats", "of")
 """The parts of a judge's description a leaderboard row keeps (its identity, not its
 calibration data)."""
-METRICS = ("roc_auc", "pr_auc", "kappa", "f1")
-AT_TAU = ("kappa", "f1")
-"""The metrics that need τ: left out where a judge's τ is undefined."""
-"""The metrics with bootstrap and paired 95 % CIs."""
-
-
-def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """ROC-AUC, PR-AUC, Cohen's κ and F1 of scored pairs at a fixed τ (a pair is "same" when
-    score > τ); the metric function given to the bootstrap.
-
-    Args:
-        rows: ``{"score": float, "label": bool, "tau": float}`` per scored pair, all with the
-            same ``tau`` (the judge's calibrated τ).
-
-    Returns:
-        ``{"roc_auc", "pr_auc", "kappa", "f1"}``; NaN for a metric undefined on these rows
-        (one class: no AUC; κ with chance agreement 1), as NaN replicates are dropped by
-        :func:`metrics.percentile_ci`.
-    """
-    s = np.array([float(r["score"]) for r in rows], dtype=np.float64)
-    y = np.array([bool(r["label"]) for r in rows], dtype=bool)
-    c = Confusion.at(s, y, float(rows[0]["tau"]) if rows else 0.0)
-    two = bool(y.any() and not y.all())
-    return {"roc_auc": roc_auc(y, s) if two else math.nan,
-            "pr_auc": pr_auc(y, s) if two else math.nan,
-            "kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1)}
 
 
 def _at(tau: float | None) -> float:
     """τ, or +inf when it is undefined (then only the AUCs are kept: they need no τ)."""
     return math.inf if tau is None else tau
-
-
-def pair_rows(scores: np.ndarray, labels: LabelSet, tau: float) -> list[dict[str, Any]]:
-    """One row ``{"index", "score", "label", "tau"}`` per pair with a score (NaN = none)."""
-    return [{"index": k, "score": float(s), "label": p.positive, "tau": tau}
-            for k, (s, p) in enumerate(zip(scores, labels.pairs, strict=True)) if not np.isnan(s)]
-
-
-def human_reference(labels: LabelSet) -> tuple[LabelSet, JudgeScores] | None:
-    """The leave-one-annotator-out human "judge", or None when no pair has 2 annotations.
-
-    Returns:
-        ``(labels', scores)``: ``labels'`` has the same pairs with ``value``/``positive`` from
-        the annotations after the first (mean; positive by the label set's rule); ``scores``
-        holds each pair's first annotation (NaN for pairs with one annotation).
-    """
-    if labels.max_annotators < 2:
-        return None
-    thr = labels.positive_threshold
-    pairs, scores = [], []
-    for p in labels.pairs:
-        if len(p.annotations) < 2:
-            pairs.append(p)
-            scores.append(math.nan)
-            continue
-        rest = float(np.mean(p.annotations[1:]))
-        positive = rest >= thr if thr is not None else rest > 0.5
-        pairs.append(replace(p, value=rest, positive=bool(positive)))
-        scores.append(float(p.annotations[0]))
-    describe = {"id": HUMANS, "backend": "humans", "method": "leave-one-annotator-out: first "
-                "annotation vs the consensus of the others"}
-    return (replace(labels, pairs=pairs),
-            JudgeScores(HUMANS, np.array(scores, dtype=np.float64), [""] * len(pairs), 0, 0,
-                        describe))
 
 
 def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds: int,
@@ -188,7 +131,8 @@ def _probes(judge: Judge, js: JudgeScores, labels: LabelSet, cache: JudgeCache, 
 
 def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cache: JudgeCache,
            objective: str, n_boot: int, folds: int, seed: int, swap: float, repeats: int,
-           progress_factory: ProgressFactory | None) -> dict[str, Any]:
+           progress_factory: ProgressFactory | None,
+           min_human_pairs: int = MIN_HUMAN_PAIRS) -> dict[str, Any]:
     """One label set's table: a row per judge, the reference rows, the paired CIs."""
     rows: list[dict[str, Any]] = []
     scores: list[np.ndarray] = []
@@ -216,21 +160,23 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{
             m: {k: ([finite_or_none(x) for x in v] if k == "ci95" else finite_or_none(v))
                 for k, v in d.items()} for m, d in diff.items()}}
-    humans = human_reference(labels)
-    if humans is not None:
-        row = {**_stats(humans[1], humans[0], objective, n_boot, folds, seed),
-               "reference": True, "parse_error_rate": None, "tokens_per_1k": None,
-               "usd_per_1k": None, "seconds_per_1k": None}
-        if row["roc_auc"] is None:
-            row["note"] = (f"on the {row['pairs_scored']} pairs with ≥ 2 annotations the other "
-                           "annotators' consensus is of one class: undefined")
-        rows.append(row)
-    notes = [] if humans is not None else [
-        "no humans row: one annotation per pair (a human ceiling needs ≥ 2)"]
+    multi = multiply_annotated(labels)
+    notes = []
+    if multi == 0:
+        notes.append("no humans row: one annotation per pair (a human ceiling needs ≥ 2)")
+    elif multi < min_human_pairs:
+        notes.append(f"no humans row: only {multi} pair(s) carry ≥ 2 annotations; a human "
+                     f"ceiling needs ≥ {min_human_pairs} (--min-human-pairs): on fewer its 95 % "
+                     "interval is as wide as the differences it would be read against")
+    else:
+        humans = human_row(labels, n_boot, seed)
+        if humans is not None:
+            rows.append(humans)
     return {"labels": {"path": labels.path, "sha256": labels.sha256,
                        "pairs": len(labels.pairs), "positives": labels.positives,
                        "graded": labels.graded, "positive_threshold": labels.positive_threshold,
                        "max_annotators": labels.max_annotators,
+                       "multiply_annotated_pairs": multi,
                        "inter_annotator_alpha": finite_or_none(labels.alpha)
                        if labels.alpha is not None else None,
                        "describe": labels.describe()},
@@ -240,7 +186,8 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
 def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: JudgeCache,
                 objective: str = "f1", n_boot: int = 1000, folds: int = 5, seed: int = 0,
                 swap: float = 0.1, repeats: int = 1,
-                progress_factory: ProgressFactory | None = None) -> dict[str, Any]:
+                progress_factory: ProgressFactory | None = None,
+                min_human_pairs: int = MIN_HUMAN_PAIRS) -> dict[str, Any]:
     """Score every label set with every judge (plus ``lexical`` and ``humans``) and tabulate.
 
     Args:
@@ -254,6 +201,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         repeats: samples per pair for the repeat probe (1 = none; deterministic judges get a
             note instead).
         progress_factory: progress bars, as :func:`score_labelled_pairs`.
+        min_human_pairs: fewest pairs with ≥ 2 annotations for a ``humans`` row, >= 1
+            (:data:`MIN_HUMAN_PAIRS`; below it the table says why there is none).
 
     Returns:
         ``{"settings": {...}, "tables": [{"labels": {...}, "rows": [...], "notes": [...]}]}``,
@@ -261,7 +210,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         (``None`` where a column is undefined).
 
     Raises:
-        InputError: ``swap`` outside [0, 1], ``repeats`` < 1, no judge, no label set.
+        InputError: ``swap`` outside [0, 1], ``repeats`` < 1, ``min_human_pairs`` < 1, no
+            judge, no label set.
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
     from judge.judges.registry import parse_judge_spec
@@ -272,15 +222,19 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         raise InputError(f"--swap must be a share in [0, 1], got {swap}", field="swap")
     if repeats < 1:
         raise InputError(f"--repeats must be >= 1, got {repeats}", field="repeats")
+    if min_human_pairs < 1:
+        raise InputError(f"--min-human-pairs must be >= 1, got {min_human_pairs}",
+                         field="min-human-pairs")
     judges = list(judges)
     references = set()
     if all(j.id != LEXICAL for j in judges):
         judges.append(parse_judge_spec(LEXICAL))
         references.add(LEXICAL)
     tables = [_table(ls, judges, references, cache, objective, n_boot, folds, seed, swap, repeats,
-                     progress_factory) for ls in label_sets]
+                     progress_factory, min_human_pairs) for ls in label_sets]
     return {"settings": {"objective": objective, "bootstrap": n_boot, "folds": folds,
                          "seed": seed, "swap": swap, "repeats": repeats,
+                         "min_human_pairs": min_human_pairs,
                          "baseline": judges[0].id,
                          "rule": "a pair is 'same' when score > tau (tau chosen by the "
                                  "objective; candidates are midpoints of distinct scores)"},

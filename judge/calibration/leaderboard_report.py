@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judge.calibration.leaderboard import HUMANS
+from judge.calibration.humans import HUMANS
 from judge.display import DASH, interval, num
 
 FOOTNOTES = (
@@ -21,8 +21,10 @@ FOOTNOTES = (
     "count the calls made by this run (cache hits cost nothing); Δ vs the first judge: paired "
     "bootstrap 95 % CI over the pairs both judges scored.",
     "humans: leave-one-annotator-out ceiling — on each pair with ≥ 2 annotations, the first "
-    "annotator's label scored against the consensus of the others (its own truth: no Δ; for "
-    "graded labels its τ is on the label scale).",
+    "annotator's label scored against the consensus of the others (its own truth: no Δ); its κ "
+    "and F1 are at the label set's own rule (label = 1, or label ≥ the positive threshold on "
+    "the label scale), not at a fitted τ, so it has no τ and no CV κ; shown only when at least "
+    "--min-human-pairs pairs (default 30) carry ≥ 2 annotations.",
 )
 """The footnotes of every markdown table."""
 
@@ -71,7 +73,8 @@ def cells(row: Mapping[str, Any]) -> list[str]:
                            else " (ref.)" if row.get("reference") else "")
     return [name, _ci(row, "roc_auc"), _ci(row, "pr_auc"), _ci(row, "kappa"), _ci(row, "f1"),
             DASH if cv is None else f"{cv:.3f} ± {row.get('cv_kappa_sd') or 0.0:.3f}",
-            DASH if tau is None else f"{tau:.3f} ({num(row.get('tau_ci95_width'), 3)})",
+            (row.get("label_rule") or DASH) if tau is None else
+            f"{tau:.3f} ({num(row.get('tau_ci95_width'), 3)})",
             DASH if per is None else f"{100 * per:.1f} %",
             _rate(row.get("swap")), _rate(row.get("repeat")),
             _cost(row.get("tokens_per_1k"), 0), _cost(row.get("usd_per_1k"), 4),

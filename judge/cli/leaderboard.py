@@ -30,6 +30,9 @@ def leaderboard_command(
         help="Samples per pair for the repeat probe of LLM judges (1 = none).")] = 1,
     positive_threshold: lo.PositiveThreshold = None, bootstrap: lo.Bootstrap = 1000,
     folds: Annotated[int, typer.Option(help="k for the cross-validated κ.")] = 5,
+    min_human_pairs: Annotated[int, typer.Option(
+        help="Fewest pairs with ≥ 2 annotations for the humans ceiling row (fewer: no row, "
+             "and a note says why).")] = 30,
     seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds, swap sample).")] = 0,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
@@ -40,7 +43,8 @@ def leaderboard_command(
     """Rank judges on human-labelled pairs: one table per label set, one row per judge.
 
     Rows: each judge, then the reference rows `lexical` (added unless given) and `humans` (a
-    leave-one-annotator-out ceiling, when the labels carry several annotations per pair).
+    leave-one-annotator-out ceiling, when at least --min-human-pairs pairs carry several
+    annotations; its κ and F1 at the labels' own rule, e.g. label ≥ 4, not at a fitted τ).
     Columns: ROC-AUC, PR-AUC, κ and F1 at each judge's calibrated τ with bootstrap 95 % CIs,
     5-fold CV κ, τ and its CI width, parse-error rate, swap and repeat flip rates at τ, tokens,
     $ and seconds per 1,000 pairs, and the paired 95 % CI of each judge's difference from the
@@ -68,6 +72,7 @@ def leaderboard_command(
         check_cache_mode(cache_mode)
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
+        check_min("min-human-pairs", min_human_pairs, 1, "")
         check_max_chars(max_chars)
         options = judge_options(**(judge_flags or {}))
         judges = build_judges(list(judge or []), judges_file, options)
@@ -83,7 +88,8 @@ def leaderboard_command(
         try:
             with progress() as factory:
                 result = leaderboard(label_sets, judges, cache, objective, bootstrap, folds,
-                                     seed, swap, repeats, progress_factory=factory)
+                                     seed, swap, repeats, progress_factory=factory,
+                                     min_human_pairs=min_human_pairs)
         finally:
             cache.close()
         write_leaderboard(result, target, overwrite)
@@ -102,23 +108,22 @@ def leaderboard_command(
 
 
 def _print(result: dict[str, Any]) -> None:
-    """Per label set a rich table with one column per judge and one row per statistic (the
-    columns of leaderboard.md: transposed, it fits a terminal), then its notes."""
-    from rich import box
-    from rich.table import Table
-
+    """Per label set its title, then one row per statistic and one column per judge (the
+    columns of leaderboard.md, transposed), split into as many tables as it takes to show every
+    number whole at the terminal's width (80 columns when piped; judges named A, B, … with a
+    key when their names would need more tables: :func:`judge.display.statistic_tables`), then
+    its notes."""
     from judge.calibration.leaderboard_report import cells, columns, notes, title
+    from judge.display import statistic_tables
 
     st = result["settings"]
-    names = columns(st["baseline"], st["objective"])
-    for t in result["tables"]:
-        table = Table(title=title(t), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for k, t in enumerate(result["tables"]):
         rows = [cells(r) for r in t["rows"]]
-        table.add_column("statistic", no_wrap=True)
-        for r in rows:
-            table.add_column(r[0], justify="right", overflow="fold", min_width=14)
-        for k, name in enumerate(names[1:], start=1):
-            table.add_row(name, *(r[k] for r in rows))
-        out.print(table)
+        if k:
+            out.print()
+        say(title(t))
+        for r in statistic_tables(out, [r[0] for r in rows], [r[1:] for r in rows],
+                                  lambda heads: columns(heads[0], st["objective"])[1:]):
+            out.print(r, highlight=False)
         for n in notes(t):
             say(n)

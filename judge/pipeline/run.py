@@ -127,7 +127,8 @@ def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
         check_items(items, config.max_chars)
         return items
     return task.from_dicts(records, config.pred_field, config.truth_field,
-                           tuple(config.id_fields), max_chars=config.max_chars)
+                           tuple(config.id_fields), max_chars=config.max_chars,
+                           where=tuple(config.where))
 
 
 def _records_text(records: list[Any]) -> str:

@@ -109,6 +109,48 @@ class RunRecord(BaseModel):
         """The item rows as plain dicts, as ``items.jsonl`` holds them."""
         return [r.to_row() for r in self.items]
 
+    def to_pandas(self) -> Any:
+        """The per-item rows as a ``pandas.DataFrame``: one row per item, in input order; the
+        columns ``id``, ``source`` and every scalar field of the row (counts ``int64``; metrics
+        such as ``precision``, ``recall``, ``f1`` — in [0, 1] — ``float64``; flags ``bool``;
+        texts ``string``), typed by the task's row model once it typed the rows
+        (:func:`judge.load_run` does; :mod:`judge.record.frames`). Lists and objects (matches,
+        score matrices) stay on :attr:`items`.
+
+        Raises:
+            ImportError: pandas is missing (``pip install "simjudge[notebook]"``).
+        """
+        from judge.record.frames import frame
+
+        model = type(self.items[0]) if self.items else ItemRow
+        return frame([r.to_row() for r in self.items], model, ("id", "source"),
+                     "RunRecord.to_pandas()")
+
+    def verdicts_to_pandas(self) -> Any:
+        """The verdicts as a ``pandas.DataFrame``, one row per judged pair and judge, in
+        judging order (a panel's members' own verdicts carry ``member_of``): ``item_id``,
+        ``judge_id``, ``member_of``, ``pred``, ``truth``, ``score`` (``float64`` in [0, 1], NaN
+        when the verdict failed), ``outcome`` (``ok``, ``parse_error``, ``transport_error``,
+        ``refused``), ``rationale``, ``raw`` and the backend's scalar fields (``scorer``,
+        ``latency_s``, ``tokens_in``, ``cost_usd``, ``cached``…).
+
+        Raises:
+            ImportError: pandas is missing (``pip install "simjudge[notebook]"``).
+        """
+        from judge.record.frames import frame
+
+        return frame(list(self.verdicts.rows()), VerdictRow,
+                     ("item_id", "judge_id", "member_of", "pred", "truth", "score", "outcome"),
+                     "RunRecord.verdicts_to_pandas()")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the run's summary table
+        (:func:`judge.record.summaryhtml.summary_html`)."""
+        from judge.record.summaryhtml import summary_html
+
+        return summary_html(self.config.to_row(), self.summary.to_row(),
+                            str(self.path) if self.path is not None else None)
+
     def verdict_rows(self) -> Iterator[dict[str, Any]]:
         """The verdict rows as plain dicts, one at a time (read from disk for a file-backed
         log; iterate again by calling again)."""

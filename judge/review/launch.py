@@ -29,7 +29,9 @@ def load_population(kind: str, path: Path, blind: bool, judge: Any, cache_dir: P
     from judge.review import population as pop
 
     if kind == "run":
-        return pop.from_run(path, blind)
+        from judge.review.runsource import from_run
+
+        return from_run(path, blind)
     if kind == "suggestions":
         return pop.from_suggestions(path, max_chars)
     from judge.cache import JudgeCache

@@ -1,12 +1,14 @@
 """What ``simjudge review`` offers for labelling: the population of pairs, their judge scores
 (used on the server only, to choose pairs and estimate τ) and what the page shows of each.
 
-Three sources (:func:`load_source`):
+Three sources (:func:`source_kind` tells them apart; :func:`judge.review.launch.
+load_population` reads them):
 
-* a **run directory** (``simjudge eval``): every judged cell of its similarity matrices (one
-  per selection item, one per entity type for spans; exact matches are not judged and not
-  offered) and, for a function-call run with an argument judge, every judged argument value pair
-  (scoped to its function and parameter). The page shows the item as the audit page does (its
+* a **run directory** (``simjudge eval``; :func:`judge.review.runsource.from_run`): every
+  judged cell of its similarity matrices (one per selection item, one per entity type for
+  spans; exact matches are not judged and not offered) and, for a function-call run with an
+  argument judge, every judged argument value pair (scoped to its function and parameter,
+  shown in the first item whose calls hold it). The page shows the item as the audit page does (its
   query, its content view, the item's predicted and gold strings with the pair marked) and the
   run's queues (near τ, disagreements, failures, asymmetric, unstable) can be labelled;
 * a **suggestions file** (``calibrate --pool … --suggest N`` writes ``suggestions.jsonl``;
@@ -21,7 +23,7 @@ A pair's key is ``(item id or None, pred, truth)``, as in every labels file; jud
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +33,6 @@ from numpy.typing import NDArray
 
 from judge import io
 from judge.calibration.labelevents import PairKey
-from judge.calibration.pool import run_sha256
 from judge.errors import InputError
 
 Kind = Literal["run", "suggestions", "pool"]
@@ -39,9 +40,6 @@ Kind = Literal["run", "suggestions", "pool"]
 QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable")
 """A run's queues that hold pairs (:func:`judge.runs.audit.report_data`)."""
 
-_JUDGE_KEYS = ("judge_id", "score", "outcome", "rationale", "member_of")
-_BLIND_CALL_KEYS = ("correct", "error_type", "error", "matching")
-"""What a function-call item's view holds that an argument judge decided."""
 
 
 @dataclass
@@ -94,110 +92,9 @@ class Population:
         return {"index": i, "item_id": item_id, "pred": pred, "truth": truth, "context": ctx}
 
 
-def _source_id(path: Path, sha256: str) -> str:
+def source_id(path: Path, sha256: str) -> str:
+    """What each label event records as its source: the path and a prefix of its sha256."""
     return f"{path}@sha256:{sha256[:16]}"
-
-
-# ---------------------------------------------------------------------------------- runs
-def _strip_calls(content: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in content.items() if k not in _BLIND_CALL_KEYS}
-
-
-def from_run(path: Path, blind: bool) -> Population:
-    """The judged pairs of a run directory (see the module docstring).
-
-    Raises:
-        InputError: not a run directory, a malformed run, or a run with no judged pair (a task
-            without a judge, or every pair an exact match).
-    """
-    from judge.record.store import load_run
-    from judge.runs.audit import report_data
-
-    record = load_run(path)
-    kept: list[tuple[str, dict[str, Any]]] = []
-
-    def sink(key: str, row: dict[str, Any]) -> None:
-        # function-call argument verdicts are pairs of their own; other verdicts are kept only
-        # to show them (not blind)
-        if not blind or (row.get("function") is not None and not row.get("member_of")):
-            kept.append((key, row))
-
-    data = report_data(record, sink=sink)
-    keys: list[PairKey] = []
-    scores: list[float] = []
-    where: list[tuple[int, int, int, int] | tuple[str, str, str]] = []
-    cell_index: dict[tuple[int, int, int, int], int] = {}
-    seen: dict[PairKey, int] = {}
-    for n, item in enumerate(data["items"]):
-        for h, hm in enumerate(item["heatmaps"]):
-            exact = {tuple(e) for e in hm["exact"]}
-            for i, p in enumerate(hm["pred"]):
-                for j, t in enumerate(hm["truth"]):
-                    if (i, j) in exact:
-                        continue
-                    key: PairKey = (item["id"], p, t)
-                    if key in seen:
-                        cell_index[(n, h, i, j)] = seen[key]
-                        continue
-                    s = hm["scores"][i][j]
-                    seen[key] = cell_index[(n, h, i, j)] = len(keys)
-                    keys.append(key)
-                    scores.append(float(s) if s is not None else float("nan"))
-                    where.append((n, h, i, j))
-    verdicts: dict[str, list[dict[str, Any]]] = {}
-    for k, row in kept:
-        if row.get("function") is not None and not row.get("member_of"):
-            scope = f"{row['function']}.{row.get('parameter', '')}"
-            key = (scope, row["pred"], row["truth"])
-            if key not in seen:
-                seen[key] = len(keys)
-                keys.append(key)
-                s = row.get("score")
-                scores.append(float(s) if isinstance(s, (int, float)) and row.get(
-                    "outcome", "ok") == "ok" else float("nan"))
-                where.append((scope, str(row["function"]), str(row.get("parameter", ""))))
-        if not blind:
-            verdicts.setdefault(k, []).append({x: row.get(x) for x in _JUDGE_KEYS})
-    if not keys:
-        raise InputError("the run has no judged pair to review (its task uses no judge, or "
-                         "every pair was an exact match)", path)
-    queues: dict[str, list[int]] = {}
-    for q in QUEUES:
-        got = [cell_index[(e[0], e[1], e[2], e[3])] for e in data["queues"].get(q, [])
-               if (e[0], e[1], e[2], e[3]) in cell_index]
-        queues[q] = list(dict.fromkeys(got))
-    items = data["items"]
-
-    def context(i: int, blind_now: bool) -> dict[str, Any]:
-        w = where[i]
-        if len(w) == 3:
-            ctx: dict[str, Any] = {"kind": "argument", "function": w[1], "parameter": w[2]}
-        else:
-            n, h, pi, tj = w
-            item, hm = items[n], items[n]["heatmaps"][h]
-            ctx = {"kind": "cell", "query": item.get("query"), "source": item.get("source"),
-                   "label": hm["label"], "preds": hm["pred"], "truths": hm["truth"],
-                   "i": pi, "j": tj}
-            content = item.get("content") or {}
-            if blind_now and item["heatmaps"]:
-                content = {}  # spans' matched/missing lists come from the judge's matching
-            elif blind_now and content.get("kind") == "calls":
-                content = _strip_calls(content)
-            if content:
-                ctx["content"] = content
-        if not blind_now:
-            key = keys[i]
-            from judge.runs.audit import pair_key
-
-            vs = verdicts.get(pair_key(key)) or verdicts.get(pair_key((None, key[1], key[2])))
-            ctx["judges"] = vs or []
-        return ctx
-
-    judge = record.config.judge
-    tau = record.config.tau if isinstance(record.config.tau, (int, float)) else None
-    return Population("run", f"run {path} ({record.task})", _source_id(path, run_sha256(path)),
-                      keys, np.asarray(scores, dtype=np.float64),
-                      judge.id if judge is not None else None, tau, queues, context)
 
 
 # ---------------------------------------------------------------------------------- files
@@ -208,7 +105,7 @@ def _pair_rows(path: Path, pred_field: str, truth_field: str, max_chars: int,
     out: list[tuple[io.Record, PairKey]] = []
     seen: set[PairKey] = set()
     for rec in io.read_records(path):
-        pred, truth = io.text(rec, pred_field), io.text(rec, truth_field)
+        pred, truth = _one_text(rec, pred_field), _one_text(rec, truth_field)
         for name, side in ((pred_field, pred), (truth_field, truth)):
             io.check_string_sizes(side, max_chars, rec.path, rec.line, name)
         item_id = io.record_id(rec, ("id",)) if rec.data.get("id") not in (None, "") else None
@@ -219,6 +116,19 @@ def _pair_rows(path: Path, pred_field: str, truth_field: str, max_chars: int,
     if not out:
         raise InputError("no pair to review", path)
     return out
+
+
+def _one_text(rec: io.Record, field: str) -> str:
+    """A pair's side: a string, or a list of one string (``suggestions.jsonl`` writes each
+    pair as a 1×1 selection item).
+
+    Raises:
+        InputError: missing field, or neither a string nor a list of one string.
+    """
+    got = io.text_or_list(rec, field)
+    if len(got) != 1:
+        raise rec.error(f"expected one string, got a list of {len(got)}", field)
+    return got[0]
 
 
 def _row_context(rec: io.Record, skip: Sequence[str]) -> dict[str, Any]:
@@ -248,7 +158,7 @@ def from_suggestions(path: Path, max_chars: int = 4096) -> Population:
     judge_id = next((r.data.get("judge") for r in recs if isinstance(r.data.get("judge"), str)),
                     None)
     return Population("suggestions", f"suggestions {path}",
-                      _source_id(path, io.file_sha256(path)), [k for _, k in rows], scores,
+                      source_id(path, io.file_sha256(path)), [k for _, k in rows], scores,
                       judge_id, context_of=lambda i, _b: _row_context(recs[i], skip))
 
 
@@ -273,7 +183,7 @@ def from_pool(path: Path, judge: Any, cache: Any, pred_field: str = "pred",
     recs = [r for r, _ in rows]
     skip = ("id", pred_field, truth_field, "label")
     return Population("pool", f"pool {path} scored by {judge.id}",
-                      _source_id(path, io.file_sha256(path)), keys, scored.scores, judge.id,
+                      source_id(path, io.file_sha256(path)), keys, scored.scores, judge.id,
                       context_of=lambda i, _b: _row_context(recs[i], skip)), scored
 
 

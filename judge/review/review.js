@@ -82,7 +82,10 @@ function drawContext(ctx) {
     s.appendChild(stringList("the item's gold", ctx.truths, ctx.j));
     box.appendChild(s);
   } else if (ctx.kind === "argument") {
-    box.appendChild(table([["function", ctx.function], ["parameter", ctx.parameter]]));
+    const rows = [["function", ctx.function], ["parameter", ctx.parameter]];
+    if (ctx.item) rows.push(["item", ctx.item + (ctx.other_items ? " (and " + ctx.other_items + " other item" + (ctx.other_items > 1 ? "s" : "") + ")" : "")]);
+    box.appendChild(table(rows));
+    if (ctx.content && Object.keys(ctx.content).length) box.appendChild(ItemViews.contentView({query: ctx.query, content: ctx.content}));
   } else if (ctx.kind === "fields") {
     box.appendChild(table(Object.entries(ctx.fields)));
   }

@@ -204,8 +204,9 @@ class Task(abc.ABC, Generic[RowT]):
 
     def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
                    truth_field: str | None = None, id_fields: Sequence[str] = (),
-                   max_chars: int = DEFAULT_MAX_CHARS) -> list[Item]:
-        """Python-API input: one dict per item → items (positions named ``<items>:N``).
+                   max_chars: int = DEFAULT_MAX_CHARS, where: Sequence[str] = ()) -> list[Item]:
+        """Python-API input: one dict per item → items (positions named ``<items>:N``), kept by
+        the ``where`` filters (``FIELD=VALUE``) as ``--where`` keeps a file's records.
 
         Raises:
             InputError: as :meth:`load`.
@@ -213,7 +214,8 @@ class Task(abc.ABC, Generic[RowT]):
         from judge.items import items_from_dicts
 
         return items_from_dicts(rows, self._extractors(), pred_field or self.default_fields[0],
-                                truth_field or self.default_fields[1], id_fields, max_chars)
+                                truth_field or self.default_fields[1], id_fields, max_chars,
+                                where)
 
     def _extractors(self) -> tuple[Extractor, Extractor]:
         if self.extractors is None:

@@ -73,7 +73,7 @@ class RankingTask(Task[RankingRow]):
 
     def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
                    truth_field: str | None = None, id_fields: Sequence[str] = (),
-                   max_chars: int = 0) -> list[Item]:
+                   max_chars: int = 0, where: Sequence[str] = ()) -> list[Item]:
         """Not available: ranking reads a TREC run and qrels (build Items with
         :func:`load_ranking`).
 

@@ -10,6 +10,7 @@ by hand or taken from scikit-learn.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -141,9 +142,10 @@ def test_repeat_probe_and_deterministic_judges(tmp_path: Path) -> None:
 def test_humans_row_and_one_table_per_label_set(tmp_path: Path) -> None:
     # three annotators; humans = first annotation vs the majority of the other two (a tie is
     # negative): scores [1, 1, 0, 0, 1, 0], truth [1, 1, 1, 0, 0, 0]. ROC-AUC: positives 1, 1, 0
-    # vs negatives 0, 1, 0 → (2.5 + 2.5 + 1) / 9 = 2/3; τ 0.5 → TP 2, FP 1, FN 1, TN 2:
-    # F1 2/3, κ 1/3.
-    ann = [[1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    # vs negatives 0, 1, 0 → (2.5 + 2.5 + 1) / 9 = 2/3; at the rule "label = 1" → TP 2, FP 1,
+    # FN 1, TN 2: F1 2/3, κ 1/3. Five copies of the six pairs (30 = MIN_HUMAN_PAIRS) leave every
+    # one of these numbers unchanged.
+    ann = [[1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 0], [1, 0, 0], [0, 0, 0]] * 5
     multi = _write(tmp_path / "multi.jsonl", [{"pred": f"p{k}", "truth": f"t{k}", "label": a}
                                               for k, a in enumerate(ann)])
     out = tmp_path / "lb"
@@ -156,16 +158,69 @@ def test_humans_row_and_one_table_per_label_set(tmp_path: Path) -> None:
                                                                      "multi.jsonl"]
     assert list(_rows(out, 0)) == ["lexical"]  # lexical given: not added twice; no humans
     h = _rows(out, 1)["humans"]
-    scores, truth = [a[0] for a in ann], [1, 1, 1, 0, 0, 0]
-    assert h["pairs_scored"] == 6 and h["reference"] is True and "vs_first" not in h
+    scores, truth = [a[0] for a in ann], [1, 1, 1, 0, 0, 0] * 5
+    assert h["pairs_scored"] == 30 and h["reference"] is True and "vs_first" not in h
     assert h["roc_auc"] == pytest.approx(roc_auc_score(truth, scores)) == pytest.approx(2 / 3)
-    assert h["tau"] == pytest.approx(0.5)
+    assert h["tau"] is None and h["label_rule"] == "label = 1" and h["cv_kappa"] is None
     assert h["f1"] == pytest.approx(f1_score(truth, scores)) == pytest.approx(2 / 3)
     assert h["kappa"] == pytest.approx(cohen_kappa_score(truth, scores)) == pytest.approx(1 / 3)
     assert h["parse_error_rate"] is None and h["tokens_per_1k"] is None
+    lo, hi = h["f1_ci95"]
+    assert lo < 2 / 3 < hi  # a real interval over 30 pairs
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
-    assert md.count("\n## ") == 2 and "| humans (n=6) | 0.667 [" in md
-    assert "leave-one-annotator-out" in md
+    assert md.count("\n## ") == 2 and "| humans (n=30) | 0.667 [" in md
+    assert "| label = 1 |" in md and "leave-one-annotator-out" in md
+
+
+def test_humans_row_on_a_graded_scale_uses_the_labels_threshold(tmp_path: Path) -> None:
+    # 0–5 grades, two annotators, positive when the mean is ≥ 4. humans: first grade vs the
+    # second (the "others") binarised at ≥ 4. Per block of six pairs: first [5, 4, 3, 2, 4, 1],
+    # second [5, 3, 4, 1, 4, 0] → truth [1, 0, 1, 0, 1, 0], predicted (first ≥ 4)
+    # [1, 1, 0, 0, 1, 0]: TP 2, FP 1, FN 1, TN 2 → F1 2/3, κ (2/3 − 1/2)/(1/2) = 1/3.
+    # ROC-AUC: positives {5, 3, 4} vs negatives {4, 2, 1}: (3 + 2 + 2.5) / 9 = 5/6.
+    first, second = [5, 4, 3, 2, 4, 1], [5, 3, 4, 1, 4, 0]
+    rows = [{"pred": f"p{k}", "truth": f"t{k}", "label": [first[k % 6], second[k % 6]]}
+            for k in range(30)]
+    graded = _write(tmp_path / "graded.jsonl", rows)
+    out = tmp_path / "lb"
+    res = _run([str(graded), "--judge", "lexical", "--swap", "0", "--positive-threshold", "4",
+                "--bootstrap", "50", "--folds", "2", "--out", str(out), "--cache-dir",
+                str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    h = _rows(out)["humans"]
+    truth = [int(second[k % 6] >= 4) for k in range(30)]
+    scores = [first[k % 6] for k in range(30)]
+    pred = [int(x >= 4) for x in scores]
+    assert h["roc_auc"] == pytest.approx(roc_auc_score(truth, scores)) == pytest.approx(5 / 6)
+    assert h["f1"] == pytest.approx(f1_score(truth, pred)) == pytest.approx(2 / 3)
+    assert h["kappa"] == pytest.approx(cohen_kappa_score(truth, pred)) == pytest.approx(1 / 3)
+    # the threshold is the labels' own, on their scale: no τ fitted to the grades
+    assert h["tau"] is None and h["label_threshold"] == 4 and h["label_rule"] == "label ≥ 4"
+    assert "| label ≥ 4 |" in (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "label ≥ 4" in res.output
+
+
+def test_no_humans_row_below_the_minimum_of_multiply_annotated_pairs(tmp_path: Path) -> None:
+    # 4 of 10 pairs carry two annotations (the issue's case: a 4-pair ceiling printed
+    # ROC-AUC 1.000 [1.000, 1.000]): no row, a note with the count and the minimum
+    rows = [{"pred": f"p{k}", "truth": f"t{k}", "label": [k % 2, k % 2] if k < 4 else k % 2}
+            for k in range(10)]
+    few = _write(tmp_path / "few.jsonl", rows)
+    args = [str(few), "--judge", "lexical", "--swap", "0", "--bootstrap", "50", "--folds", "2",
+            "--cache-dir", str(tmp_path / "c")]
+    res = _run([*args, "--out", str(tmp_path / "lb")])
+    assert res.exit_code == 0, res.output
+    lb = json.loads((tmp_path / "lb" / "leaderboard.json").read_text(encoding="utf-8"))
+    t = lb["tables"][0]
+    assert list(_rows(tmp_path / "lb")) == ["lexical"]
+    assert t["labels"]["multiply_annotated_pairs"] == 4
+    assert "only 4 pair(s) carry ≥ 2 annotations" in t["notes"][0] and "≥ 30" in t["notes"][0]
+    assert "only 4 pair(s)" in res.output
+    # the minimum is an option: at 4 the row is back (labels agree: first = others on all 4)
+    res = _run([*args, "--out", str(tmp_path / "lb4"), "--min-human-pairs", "4"])
+    assert res.exit_code == 0, res.output
+    h = _rows(tmp_path / "lb4")["humans"]
+    assert h["pairs_scored"] == 4 and h["roc_auc"] == 1.0 and h["kappa"] == 1.0
 
 
 def test_judges_file_rows_and_paired_ci_against_the_first(tmp_path: Path) -> None:
@@ -195,6 +250,7 @@ def test_judges_file_rows_and_paired_ci_against_the_first(tmp_path: Path) -> Non
     (["--repeats", "0"], "repeats"),
     (["--objective", "auc"], "objective"),
     (["--folds", "1"], "folds"),
+    (["--min-human-pairs", "0"], "min-human-pairs"),
 ])
 def test_bad_input_exits_2_before_any_judge_call(tmp_path: Path, extra: list[str],
                                                  needle: str) -> None:
@@ -218,3 +274,59 @@ def test_missing_labels_or_busy_out_dir_exit_2(tmp_path: Path) -> None:
                     "--out", str(busy), "--cache-dir", str(tmp_path / "c")])
         assert srv.log == []
     assert res.exit_code == 2 and (busy / "keep.txt").exists()
+
+
+def _table_judge(path: Path, pairs: list[tuple[str, str]], scores: list[float]) -> Path:
+    return _write(path, [{"pred": a, "truth": b, "score": s}
+                         for (a, b), s in zip(pairs, scores, strict=True)])
+
+
+@pytest.mark.parametrize("long_names", [False, True])
+def test_leaderboard_at_80_columns_shows_every_number_whole(tmp_path: Path,
+                                                            long_names: bool) -> None:
+    # three judges (two score tables and lexical) plus the humans row: four judge columns of
+    # cells up to 23 characters ("-0.136 [-0.179, -0.085]") cannot sit side by side in 80
+    # columns; before, rich folded them ("0.513 [0.504" with no upper bound) and split the
+    # names mid-word ("table:table.js" / "onl")
+    import subprocess
+    import sys
+
+    from rich.cells import cell_len
+
+    from judge.calibration.leaderboard_report import cells
+
+    ann = [[1, 1, 1], [1, 1, 1], [0, 1, 1], [0, 0, 0], [1, 0, 0], [0, 0, 0]] * 5
+    pairs = [(f"p{k}", f"t{k}") for k in range(len(ann))]
+    labels = _write(tmp_path / "labels.jsonl", [{"pred": a, "truth": b, "label": y}
+                                                for (a, b), y in zip(pairs, ann, strict=True)])
+    stem = "scores_of_the_fine_tuned_judge_model_" if long_names else "s"
+    a = _table_judge(tmp_path / f"{stem}a.jsonl", pairs, [0.1 + 0.8 * y[0] for y in ann])
+    b = _table_judge(tmp_path / f"{stem}b.jsonl", pairs,
+                     [0.05 + 0.03 * k for k in range(len(ann))])
+    out = tmp_path / "lb"
+    a, b = a.name, b.name  # judge ids table:NAME, run from tmp_path
+    res = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "leaderboard", labels.name, "--judge",
+         f"table:{a}", "--judge", f"table:{b}", "--judge", "lexical", "--swap", "0",
+         "--bootstrap", "100", "--folds", "2", "--out", str(out), "--cache-mode", "off"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "80", "PYTHONIOENCODING": "utf-8",
+             "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80
+    lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = lb["tables"][0]["rows"]
+    assert [r["judge"] for r in rows] == [f"table:{a}", f"table:{b}", "lexical", "humans"]
+    # every cell of every row, CIs included, stands whole on one line of the output
+    for r in rows:
+        for cell in cells(r)[1:]:
+            assert any(cell in line for line in lines), cell
+    heads = [cells(r)[0] for r in rows]
+    if long_names:  # names longer than their cells: letters and a key, each name whole
+        for letter, name in zip("ABCD", heads, strict=True):
+            assert f"  {letter} = {name}" in lines
+        assert any(line.startswith("Δ κ vs A ") for line in lines)
+    else:  # short names head their columns
+        assert all(any(h in line for line in lines) for h in heads)
+        assert not any(line.startswith("  A = ") for line in lines)

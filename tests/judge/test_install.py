@@ -45,11 +45,20 @@ def _pyproject() -> dict[str, Any]:
 
 
 def _requirements() -> list[Requirement]:
+    """Every requirement of simjudge and its extras, less an extra's reference to other
+    extras of simjudge itself (``simjudge[notebook,inspect]`` in ``test``), which must name
+    extras that exist."""
     project = _pyproject()["project"]
     reqs = list(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         reqs += extra
-    return [Requirement(r) for r in reqs]
+    out = []
+    for r in map(Requirement, reqs):
+        if _canon(r.name) == "simjudge":
+            assert not r.specifier and r.extras <= set(project["optional-dependencies"]), r
+            continue
+        out.append(r)
+    return out
 
 
 def _constraints() -> dict[str, list[tuple[str, Marker | None]]]:

@@ -560,3 +560,28 @@ def test_python_api_max_chars(tmp_path: Path) -> None:
                                          r"exceeds --max-chars 10$"):
         evaluate([Item("i", "x.jsonl:3", ["a"], ["b" * 11])], judge="lexical",
                  cache_dir=tmp_path / "c", max_chars=10)
+
+
+def test_csv_tsv_plain_string_cell_is_a_one_item_list(tmp_path: Path) -> None:
+    # issue 27: a plain cell in a list field was refused ("expected a list of strings, got
+    # str"); it is the one-item list the user means, commas kept; an empty cell is no item.
+    # Per item: r1 ["Job Information, HR"] vs ["job information, hr"]: exact → F1 1;
+    # r2 ["A", "B"] (JSON array) vs ["a"]: 1 exact of 2 preds → P 1/2, R 1, F1 2/3;
+    # r3 [] vs ["x"]: F1 0
+    for sep, name in ((",", "data.csv"), ("\t", "data.tsv")):
+        data = tmp_path / name
+        cells = [("r1", "Job Information, HR", "job information, hr"),
+                 ("r2", '["A", "B"]', "a"), ("r3", "", "x")]
+        if sep == ",":
+            body = "".join(f'{i},"{p.replace(chr(34), chr(34) * 2)}","{t}"\n'
+                           for i, p, t in cells)
+        else:
+            body = "".join(f"{i}\t{p}\t{t}\n" for i, p, t in cells)
+        data.write_text(f"id{sep}pred{sep}truth\n" + body, encoding="utf-8")
+        out = tmp_path / f"run-{name}"
+        code, output, _ = _invoke("eval", data, "--judge", "lexical", "--out", out,
+                                  "--cache-dir", tmp_path / "c", "--bootstrap", "0")
+        assert code == 0, output
+        rows = _rows(out / "items.jsonl")
+        assert [r["pred"] for r in rows] == [["Job Information, HR"], ["A", "B"], []]
+        assert [r["f1"] for r in rows] == pytest.approx([1.0, 2 / 3, 0.0])

@@ -33,7 +33,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("calibration", ("judge.calibration",)),
     ("runs", ("judge.runs",)),
     ("review", ("judge.review",)),
-    ("top", ("judge.cli", "judge.api")),
+    ("top", ("judge.cli", "judge.api", "judge.integrations")),
 ]
 RECORD_MAY_IMPORT = {"judge.errors", "judge.redact", "judge.verdict"}
 

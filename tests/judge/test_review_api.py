@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -78,7 +79,12 @@ def test_off_loopback_every_request_needs_the_token(table_run: tuple[Path, Path]
     try:
         assert s.call("GET", "/", token=False)[0] == 403
         assert s.call("GET", "/api/stats", token=False)[0] == 403
-        assert s.call("GET", f"/?token={s.token}", token=False)[0] == 200
+        status, page = s.call("GET", f"/?token={s.token}", token=False)
+        assert status == 200
+        # the page's own scripts and styles carry the token too (else the page would be blank)
+        for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', page):
+            assert src.endswith(f"?token={s.token}") and s.call("GET", src, token=False)[0] == 200
+        assert s.call("GET", "/static/review.js", token=False)[0] == 403
         assert s.call("GET", "/?token=wrong", token=False)[0] == 403
         assert s.call("POST", "/api/next", {"reviewer": "ann"})[0] == 200
     finally:
@@ -262,3 +268,146 @@ def test_pool_with_a_judge_undo_and_resume(tmp_path: Path) -> None:
         assert est["available"] and neg <= est["tau"] < pos
     finally:
         s.stop()
+
+
+def _eval(tmp_path: Path, *args: str) -> Path:
+    out = tmp_path / "run"
+    subprocess.run([*CLI, "eval", *args, "--out", str(out), "--bootstrap", "0",
+                    "--cache-mode", "off"], env=ENV, check=True, capture_output=True,
+                   timeout=300)
+    return out
+
+
+def test_a_spans_run_offers_cells_per_entity_type(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    run = _eval(tmp_path, str(EXAMPLES / "spans_ner.jsonl"), "--task", "spans", "--judge",
+                "lexical")
+    rows = [json.loads(x) for x in (run / "items.jsonl").read_text().splitlines()]
+    # by hand from the run: the non-exact cells of every item's per-type matrices
+    want = {(r["id"], p, g) for r in rows for t in r["types"]
+            for i, p in enumerate(t["pred"]) for j, g in enumerate(t["truth"])
+            if not any(m["pred_index"] == i and m["truth_index"] == j and m["exact"]
+                       for m in t["matches"])}
+    s = start([str(run), "--labels", str(tmp_path / "l.db"), "--queue", "all"], tmp_path)
+    try:
+        got = set()
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        while pair is not None:
+            ctx = pair["context"]
+            assert ctx["kind"] == "cell" and ctx["label"] in {"PER", "LOC", "ORG"}
+            assert "content" not in ctx  # blind: the matched/missing lists are the judge's
+            assert ctx["preds"][ctx["i"]] == pair["pred"]
+            got.add((pair["item_id"], pair["pred"], pair["truth"]))
+            pair = s.label("ann", pair, 0)["pair"]
+    finally:
+        s.stop()
+    assert got == want and len(want) > 0
+
+
+def test_a_function_call_run_offers_its_argument_pairs(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    run = _eval(tmp_path, str(EXAMPLES / "seed003_home_automation.jsonl"), "--task",
+                "function-call", "--format", "seed", "--arg-judge", "lexical")
+    verdicts = [json.loads(x) for x in (run / "verdicts.jsonl").read_text().splitlines()]
+    want = {(f"{v['function']}.{v['parameter']}", v["pred"], v["truth"]) for v in verdicts}
+    s = start([str(run), "--labels", str(tmp_path / "l.db"), "--queue", "all"], tmp_path)
+    contexts: dict[tuple[str, str], tuple[str, str]] = {}
+    try:
+        got = set()
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        while pair is not None:
+            assert pair["context"]["kind"] == "argument"
+            fn, param = pair["item_id"].split(".")
+            ctx = pair["context"]
+            assert (ctx["kind"], ctx["function"], ctx["parameter"]) == ("argument", fn, param)
+            # the first item holding the pair, its calls as the audit page shows them (blind:
+            # no verdict, error type or matching, which the argument judge decided)
+            calls = {c["name"]: c["arguments"] for c in ctx["content"]["pred"]}
+            assert calls[fn][param] == pair["pred"]
+            assert set(ctx["content"]) == {"kind", "gold", "pred", "category"}
+            contexts[(pair["pred"], pair["truth"])] = (ctx["item"], ctx["query"])
+            got.add((pair["item_id"], pair["pred"], pair["truth"]))
+            pair = s.label("ann", pair, 1)["pair"]
+    finally:
+        s.stop()
+    # seed 003's judged string values, e.g. light_control.action: 关闭 vs 打开
+    assert got == want and ("light_control.action", "关闭", "打开") in got
+    items = {json.loads(x)["id"]: json.loads(x) for x in (run / "items.jsonl").read_text()
+             .splitlines()}
+    item, query = contexts[("关闭", "打开")]
+    assert items[item]["query"] == query
+
+
+def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    rows = (EXAMPLES / "am2ico_word_pairs.tsv").read_text(encoding="utf-8").splitlines()
+    data = rows[151:351]  # the file holds 250 positives, then 250 negatives
+    (tmp_path / "labels.tsv").write_text("\n".join([rows[0], *data[::5]]) + "\n",
+                                         encoding="utf-8")  # 40 labelled pairs, both classes
+    pool = [r for k, r in enumerate(data) if k % 5]
+    (tmp_path / "pool.tsv").write_text("\n".join([rows[0], *pool]) + "\n", encoding="utf-8")
+    got = subprocess.run([*CLI, "calibrate", "labels.tsv", "--judge", "local", "--pool",
+                          "pool.tsv", "--suggest", "12", "--out", "cal", "--bootstrap", "50",
+                          "--folds", "2", "--cache-mode", "off"], cwd=tmp_path, env=ENV,
+                         capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr
+    suggested = [json.loads(x) for x in (tmp_path / "cal/suggestions.jsonl").read_text()
+                 .splitlines()]
+    s = start(["cal", "--labels", "l.db"], tmp_path)
+    try:
+        shown = []
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        while pair is not None:
+            shown.append(pair["item_id"])
+            pair = s.label("ann", pair, len(shown) % 2)["pair"]
+        est = s.call("GET", "/api/stats")[1]["estimate"]
+    finally:
+        s.stop()
+    # every suggestion once; no population in a suggestions file: no τ on the page
+    assert sorted(shown) == sorted(r["id"] for r in suggested) and len(shown) == 12
+    assert est["available"] is False and "calibrate" in est["why"]
+    merged = subprocess.run([*CLI, "labels", "merge", "labels.tsv", "l.db", "--out",
+                             "labels2.jsonl"], cwd=tmp_path, env=ENV, capture_output=True,
+                            text=True, timeout=120)
+    assert merged.returncode == 0, merged.stderr
+    out = [json.loads(x) for x in (tmp_path / "labels2.jsonl").read_text().splitlines()]
+    assert len(out) == 40 + 12  # the first round's pairs and the new ones
+
+
+def test_a_graded_scale(table_run: tuple[Path, Path], tmp_path: Path) -> None:
+    """--scale 0-5: keys 0..5 store grades, a match from 3 (the upper half); 6 is refused;
+    the export writes the grades and calibrate binarises them at the database's 3."""
+    run, _ = table_run
+    db = tmp_path / "g.db"
+    s = start([str(run), "--labels", str(db), "--scale", "0-5", "--overlap", "1"], tmp_path)
+    grades = [5, 2, 3, 0, 4, 1]
+    try:
+        pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+        assert s.call("POST", "/api/label", {
+            "reviewer": "ann", "index": pair["index"], "action": "label", "value": 6,
+            "key": [pair["item_id"], pair["pred"], pair["truth"]]})[0] == 400
+        for g in grades:
+            reply = s.label("ann", pair, g)
+            assert reply["event"]["grade"] == g and reply["event"]["label"] == int(g >= 3)
+            pair = reply["pair"]
+        # bob grades ann's pairs one higher (capped at 5): interval α, by the package
+        bob = []
+        pair = s.post("/api/next", {"reviewer": "bob"})["pair"]
+        for g in grades:
+            bob.append(min(g + 1, 5))
+            pair = s.label("bob", pair, bob[-1])["pair"]
+        stats = s.call("GET", "/api/stats")[1]
+    finally:
+        s.stop()
+    krippendorff = pytest.importorskip("krippendorff")
+    want = krippendorff.alpha(reliability_data=[grades, bob], level_of_measurement="interval")
+    assert stats["agreement"]["level"] == "interval"
+    assert math.isclose(stats["agreement"]["alpha"], want, rel_tol=1e-12)
+    got = subprocess.run([*CLI, "labels", "export", str(db), "-o", str(tmp_path / "e.jsonl")],
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr
+    rows = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
+    assert [r["label"] for r in rows] == [[g, b] for g, b in zip(grades, bob, strict=True)]

@@ -188,8 +188,10 @@ def test_leaderboard_reads_the_database_as_its_export(tmp_path: Path) -> None:
                          ).exit_code == 0
     tables = []
     for src, out in ((db_path, tmp_path / "a"), (export, tmp_path / "b")):
+        # 6 doubly-annotated pairs: the humans row needs --min-human-pairs below its 30
         res = runner.invoke(app, ["leaderboard", str(src), "--judge", "lexical", "--bootstrap",
-                                  "50", "--folds", "2", "--out", str(out)])
+                                  "50", "--folds", "2", "--min-human-pairs", "6",
+                                  "--out", str(out)])
         assert res.exit_code == 0, res.output
         lb = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
         tables.append([{k: v for k, v in r.items() if k not in ("seconds_per_1k",)}

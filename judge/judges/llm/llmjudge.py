@@ -147,6 +147,7 @@ class LLMJudge(Judge, abc.ABC):
         self._semaphore: asyncio.Semaphore | None = None
         self._schema_bytes: int | None = None
         self._sent_limit: int | None = None
+        self._redactor: Any = None  # judge.redact.Redactor of the cached answers (_payload)
 
     # ------------------------------------------------------------ to override
     @abc.abstractmethod
@@ -490,8 +491,17 @@ class LLMJudge(Judge, abc.ABC):
                     budget.settle(worst, cost)
 
     def _payload(self, req: Request, res: CallResult) -> dict[str, Any]:
-        return {"texts": res.texts, "logprobs": res.logprobs, "tokens_in": res.tokens_in,
-                "tokens_out": res.tokens_out, "mode": res.mode,
+        """The cache entry of an answer: the reply's texts and logprobs with API keys redacted
+        (:mod:`judge.redact`: a key a server or proxy echoes inside a well-formed reply never
+        reaches the cache, as it never reaches a run file), its usage, mode, finish reason and
+        model, and the request's messages (the judged data, kept as sent)."""
+        if self._redactor is None:  # built once: it reads the environment's key values
+            from judge.redact import Redactor
+
+            self._redactor = Redactor()
+        red = self._redactor
+        return {"texts": [red.text(t) for t in res.texts], "logprobs": red.obj(res.logprobs),
+                "tokens_in": res.tokens_in, "tokens_out": res.tokens_out, "mode": res.mode,
                 "finish_reason": res.finish_reason, "model": self.config.model,
                 "messages": req.messages}
 
