@@ -165,6 +165,10 @@ def replay_command(command: Sequence[str], inputs: Mapping[str, str],
 
 
 def _add_file(tar: tarfile.TarFile, path: Path, arcname: str) -> None:
+    if path.is_dir():  # an input folder (a BFCL result folder): its files, sorted
+        for p in sorted(q for q in path.rglob("*") if q.is_file()):
+            _add_file(tar, p, f"{arcname}/{p.relative_to(path).as_posix()}")
+        return
     info = tar.gettarinfo(str(path), arcname)
     info.uid = info.gid = 0
     info.uname = info.gname = ""
@@ -247,7 +251,9 @@ def export_run(record: RunRecord, out: Path, cache_dir: Path | None, with_cache:
     name = out.name.removesuffix(".tar.gz")
     result = ExportResult(out, len(entries), inputs_missing=missing)
     originals = {r: str(cfg[r]["path"]) for r in found}
-    result.inputs = {r: f"input/{r}{''.join(p.suffixes[-1:])}" for r, p in found.items()}
+    # a folder keeps its own name (a BFCL result folder names the model that wrote it)
+    result.inputs = {r: f"input/{r}/{p.name}" if p.is_dir() else
+                     f"input/{r}{''.join(p.suffixes[-1:])}" for r, p in found.items()}
     prompts_root, templates = _templates(record)
     result.replay = replay_command([str(x) for x in cfg.get("command") or []], result.inputs,
                                    originals, with_cache)

@@ -79,7 +79,7 @@ def locate_input(record: RunRecord, role: str, bases: Sequence[Path]
         path = Path(record.path) / entry.path
     else:
         path = resolve(entry.path, bases)
-    if not path.is_file():
+    if not (path.is_file() or path.is_dir()):  # a folder: a BFCL result or data folder
         return path, NOT_FOUND
     if entry.sha256 and file_sha256(path) != entry.sha256:
         return path, CHANGED

@@ -295,3 +295,29 @@ def test_two_archive_models_agree_with_the_official_score_files(capsys: Any) -> 
                  "meta-llama_Meta-Llama-3-8B-Instruct", "gorilla-openfunctions-v2"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^all\s+2780\s+2780\s+100\.00%$", out, re.MULTILINE), out
+
+
+def test_a_folder_run_is_rescored_and_exported_with_its_folders(tmp_path: Path) -> None:
+    import tarfile
+
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    res, data = _bfcl_folder(tmp_path)
+    run_dir = tmp_path / "run"
+    assert CliRunner().invoke(app, ["eval", str(res), "--task", "function-call", "--format",
+                                    "bfcl", "--functions", str(data), "--out", str(run_dir),
+                                    "--bootstrap", "0"]).exit_code == 0
+    again = CliRunner().invoke(app, ["rescore", str(run_dir)])
+    assert again.exit_code == 0, again.output  # the folders are found and sha256-checked
+    bundle = tmp_path / "b.tar.gz"
+    got = CliRunner().invoke(app, ["export", str(run_dir), str(bundle)])
+    assert got.exit_code == 0, got.output
+    with tarfile.open(bundle) as tar:
+        names = tar.getnames()
+    # the result folder keeps its name: the replay detects the same model
+    assert any(n.endswith("input/data/meta-llama_Meta-Llama-3-8B-Instruct/"
+                          "gorilla_openfunctions_v1_test_simple_result.json") for n in names)
+    assert any(n.endswith("input/functions/data/possible_answer/"
+                          "gorilla_openfunctions_v1_test_simple.json") for n in names)
