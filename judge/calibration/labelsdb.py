@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,7 +109,11 @@ class LabelsDB:
         if not exists and not create:
             raise InputError("no such labels database", self.path)
         if not exists:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"cannot create the labels database's folder: "
+                                 f"{exc.strerror or exc}", self.path) from None
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
                                        check_same_thread=False)
@@ -124,6 +129,28 @@ class LabelsDB:
             self.scale = self._init_meta(scale)
         except sqlite3.DatabaseError as exc:
             raise InputError(f"cannot open labels database: {exc}", self.path) from None
+
+    @staticmethod
+    def preflight(path: str | Path, scale: Scale | None = None) -> None:
+        """Check, without creating anything, that ``path`` can be opened as this session's
+        labels database: an existing one is opened (and its scale checked against ``scale``)
+        and closed; for a new one the nearest existing folder above it must be a writable
+        folder. ``simjudge review`` calls it before reading its source, and creates the
+        database only once the source is read — bad input leaves no empty database behind.
+
+        Raises:
+            InputError: as :class:`LabelsDB`, or a path whose folder cannot be created.
+        """
+        p = Path(path)
+        if p.exists():
+            LabelsDB(p, scale, create=False).close()
+            return
+        parent = p.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise InputError(f"cannot create the labels database: {parent} is not a writable "
+                             "folder", p)
 
     def _init_meta(self, scale: Scale | None) -> Scale:
         from judge.versions import version_of

@@ -115,12 +115,12 @@ def review_command(
                              target_loss=target_loss, objective=objective, strata=strata,
                              n_boot=bootstrap, seed=seed)
         judges = _pool_judges(judge, judges_file, judge_flags) if kind == "pool" else []
-        db = LabelsDB(labels, sc)  # the scale is checked before any judge call
+        LabelsDB.preflight(labels, sc)  # the scale is checked before any judge call
         with progress() as factory:
             population = load_population(kind, path, blind, judges[0] if judges else None,
                                          cache_dir, cache_mode, pred_field, truth_field,
                                          max_chars, factory, say)
-        session = ReviewSession(population, db, opts)
+        session = ReviewSession(population, LabelsDB(labels, sc), opts)
     except (InputError, CacheMissError) as exc:
         fail(exc)
     except ValueError as exc:

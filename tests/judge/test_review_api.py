@@ -215,7 +215,12 @@ def test_command_line_checks_come_first(table_run: tuple[Path, Path], tmp_path: 
         return subprocess.run([*CLI, "review", *args, "--port", "0"], cwd=tmp_path, env=ENV,
                               capture_output=True, text=True, timeout=120)
 
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"pred": "a", "truth": \n')
     for args, message in [
+        ((str(bad), "--labels", str(tmp_path / "new.db"), "--judge", "lexical"),
+         "malformed JSON"),
+        ((str(run), "--labels", str(tmp_path / "pool.jsonl" / "x.db")), "not a writable"),
         ((str(pool), "--labels", str(db)), "needs --judge"),
         ((str(run), "--labels", str(db), "--queue", "nearest"), "unknown queue"),
         ((str(run), "--labels", str(db), "--overlap", "1.5"), "field 'overlap'"),
@@ -228,6 +233,7 @@ def test_command_line_checks_come_first(table_run: tuple[Path, Path], tmp_path: 
         got = cli(*args)
         assert got.returncode == 2, (args, got.stderr)
         assert message in got.stderr and got.stderr.count("\n") == 1, (args, got.stderr)
+    assert not (tmp_path / "new.db").exists()  # bad input: no empty database left behind
 
 
 def test_pool_with_a_judge_undo_and_resume(tmp_path: Path) -> None:
