@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -417,3 +418,58 @@ def test_a_graded_scale(table_run: tuple[Path, Path], tmp_path: Path) -> None:
     assert got.returncode == 0, got.stderr
     rows = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
     assert [r["label"] for r in rows] == [[g, b] for g, b in zip(grades, bob, strict=True)]
+
+
+def _drain(s: Any) -> list[tuple[str, str, str]]:
+    """Skip through a review queue to its end; the pair keys in the order they were served."""
+    shown = []
+    pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
+    while pair is not None:
+        shown.append((pair["item_id"], pair["pred"], pair["truth"]))
+        pair = s.post("/api/label", {"reviewer": "ann", "index": pair["index"],
+                                     "key": [pair["item_id"], pair["pred"], pair["truth"]],
+                                     "action": "skip"})["pair"]
+    return shown
+
+
+def test_panel_queue_disagree_is_served(tmp_path: Path) -> None:
+    """A two-judge panel: judge A is :func:`cell_score`, judge B says 1.0 on the diagonal and
+    0.0 elsewhere and has no row for item-0 (so item-0's pairs have one member's score and
+    cannot be disagreements). At τ = 0.7 the members disagree exactly where A's score is on the
+    other side of τ from B's (derived below from the scores, not read from the run);
+    ``--queue disagree`` serves those pairs, each once, and no others."""
+    from tests.review_server import item_strings
+
+    data, table_a, table_b = (tmp_path / n for n in ("d.jsonl", "a.jsonl", "b.jsonl"))
+    with data.open("w") as d, table_a.open("w") as ta, table_b.open("w") as tb:
+        for k in range(6):
+            preds, truths = item_strings(k)
+            d.write(json.dumps({"id": f"item-{k}", "pred": preds, "truth": truths},
+                               ensure_ascii=False) + "\n")
+            for i, p in enumerate(preds):
+                for j, g in enumerate(truths):
+                    ta.write(json.dumps({"pred": p, "truth": g, "score": cell_score(k, i, j)},
+                                        ensure_ascii=False) + "\n")
+                    if k:
+                        tb.write(json.dumps({"pred": p, "truth": g,
+                                             "score": 1.0 if i == j else 0.0},
+                                            ensure_ascii=False) + "\n")
+    run = tmp_path / "run"
+    subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge",
+                    f"table:{table_a}", "--judge", f"table:{table_b}", "--vote", "mean",
+                    "--tau", "0.7", "--out", str(run), "--bootstrap", "0", "--cache-mode", "off"],
+                   cwd=tmp_path, env=ENV, capture_output=True, timeout=300, check=True)
+    want = set()
+    for k in range(1, 6):
+        preds, truths = item_strings(k)
+        for i, p in enumerate(preds):
+            for j, g in enumerate(truths):
+                if (cell_score(k, i, j) > 0.7) != (i == j):  # B is above τ iff i == j
+                    want.add((f"item-{k}", p, g))
+    assert 5 <= len(want) < 45
+    s = start([str(run), "--labels", str(tmp_path / "l.db"), "--queue", "disagree"], tmp_path)
+    try:
+        shown = _drain(s)
+    finally:
+        s.stop()
+    assert len(shown) == len(set(shown)) and set(shown) == want
