@@ -277,3 +277,34 @@ def test_batches_list_cancel_clean(tmp_path: Path) -> None:
         # the answers stay in the cache
         code, _ = _eval(srv, tmp_path, "r4", PAIRS)
         assert code == 0 and _summary(tmp_path / "r4")["cache_hits"] == 6
+
+
+def test_progress_row_counts_batches_cost_and_eta(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch wait's progress text, by hand: 3 batches of 100 requests needed (one stale
+    batch not counted), each estimated at 0.02 USD a request at the direct price (0.01 at the
+    Batch API's half price). At the first look 100 requests are done (an adopted batch,
+    collected, 0.8 USD really spent): no rate yet, ETA ``?``. 60 s later 50 more are done in
+    a running batch: rate 50 / 60 s, 150 left → 180 s = 00:03:00; cost 0.8 + 50 × 0.01."""
+    from judge.judges.llm import batchwait
+    from judge.judges.llm.batchstate import BatchState
+    from judge.judges.llm.batchwait import Job, Tracker
+
+    def state(done: int, collected: bool, batch_id: str | None) -> BatchState:
+        s = BatchState(digest="d", judge="openai:m", model="m", identity="i", base_url=None,
+                       api_key_env="OPENAI_API_KEY", mode="json_schema", requests=100,
+                       bytes=1, tokens=1, usd=2.0, batch_id=batch_id, done=done)
+        s.collected = collected
+        return s
+
+    clock = [1000.0]
+    monkeypatch.setattr(batchwait.time, "monotonic", lambda: clock[0])
+    adopted, running, queued = (state(100, True, "b1"), state(0, False, "b2"),
+                                state(0, False, None))
+    stale = Job(None, state(40, False, "b0"), stale=True)
+    t = Tracker(jobs=[Job(None, adopted), Job(None, running), Job(None, queued), stale],
+                spent_usd=0.8)
+    assert t.live_text() == "batches 1/3 (1 in flight)  ≈$0.8000  ETA ?"
+    clock[0] += 60.0
+    running.done = 50
+    assert t.done() == 150
+    assert t.live_text() == "batches 1/3 (1 in flight)  ≈$1.3000  ETA 00:03:00"

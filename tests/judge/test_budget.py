@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,37 @@ def test_an_answer_cut_by_the_cap_is_a_parse_error_and_counted(tmp_path: Path) -
     assert {k: v for k, v in s["outcomes"].items() if v} == {"parse_error": 3}
     assert s["tokens_out"] == 3 * 512
     assert s["budget"]["calls_over_bound"] == 0
+
+
+def test_batch_api_is_admitted_at_its_worst_case_and_never_overspends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: --batch-api admitted its batches at the typical 60-token estimate and sent no
+    # completion limit, so 300 answers of 400 tokens spent 2.2334 USD of a 1.0 USD budget
+    # (exit 0). A call's worst case is ≈ 0.03 USD here (the prompt's token bound, ≈ 1,500, × 10
+    # + the 512-token cap × 30, per 1e6; as in the direct test above), half that at the Batch
+    # API price: ≈ 4.5 USD for 300, so a 1.0 USD budget is refused before anything is
+    # uploaded, and a budget of the worst case is submitted, every body carrying the cap, and
+    # spends no more than it.
+    from tests.fake_batch import FakeBatchServer
+
+    monkeypatch.setenv("SIMJUDGE_BATCH_POLL_S", "0.01")
+    n = 300
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
+    with FakeBatchServer(FakeServerConfig(completion_tokens=400)) as srv:
+        res = _eval(srv, data, tmp_path, "r1", "--batch-api", "--max-usd", "1.0")  # type: ignore[arg-type]
+        text = " ".join(res.output.split())  # type: ignore[attr-defined]
+        assert res.exit_code == 2 and "nothing submitted" in text, text  # type: ignore[attr-defined]
+        assert srv.files == {} and srv.batches == {}
+        worst, typical = (float(x) for x in re.search(  # type: ignore[union-attr]
+            r"could cost up to ([0-9.]+) USD .*?typically ([0-9.]+) USD", text).groups())
+        assert 3.5 < worst < 5.5 and typical < worst / 2
+        budget = f"{worst + 1e-4:.4f}"
+        res = _eval(srv, data, tmp_path, "r2", "--batch-api", "--max-usd", budget)  # type: ignore[arg-type]
+        assert res.exit_code == 0, res.output  # type: ignore[attr-defined]
+        bodies = [json.loads(x)["body"] for b in srv.batches.values()
+                  for x in srv.files[b["input_file_id"]].splitlines()]
+    assert len(bodies) == n and {b.get("max_tokens") for b in bodies} == {CAP_PAIRWISE}
+    summary = json.loads((tmp_path / "r2" / "summary.json").read_text(encoding="utf-8"))
+    spent = summary["cost_usd"]
+    print(f"batch: worst {worst} typical {typical} spent {spent} of {budget}")
+    assert typical < spent <= float(budget)  # long answers: above the estimate, within budget

@@ -116,21 +116,28 @@ def check_limits(limits: BatchLimits) -> None:
 
 
 def _check_budget(plans: Sequence[Any], ctx: JudgeContext) -> None:
-    """``--max-usd`` before anything is submitted: a batch is paid whole, so the estimated
-    cost of every new batch (:mod:`judge.judges.llm.costs` at the batch price) must fit.
+    """``--max-usd`` before anything is submitted: a batch is paid whole and cannot be stopped
+    half way, so the **worst case** of every new batch (each request's prompt bound plus the
+    completion limit it is sent, :meth:`~judge.judges.llm.llmjudge.LLMJudge.worst_usd`, at the
+    batch price) must fit beside what the run has spent; then spent ≤ budget holds however
+    long the answers are (before, batches were admitted at the typical 60-token estimate and
+    400-token answers spent 2.23 USD of a 1.0 USD budget). Batches adopted from an earlier run
+    are already running and are not gated here.
 
     Raises:
-        InputError: it does not (nothing submitted).
+        InputError: it does not fit (nothing submitted), naming the estimate and the worst case.
     """
     from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR
 
     if ctx.max_usd is None:
         return
     usd = sum(p.usd for p in plans) * BATCH_PRICE_FACTOR
+    worst = sum(p.worst_usd for p in plans) * BATCH_PRICE_FACTOR
     n = sum(s.requests for p in plans for s in p.new)
-    if ctx.stats.cost_usd + usd > ctx.max_usd:
-        raise InputError(f"the batches of {n} requests are estimated at {usd:.4f} USD (Batch "
-                         f"API price), over --max-usd {ctx.max_usd:g}: nothing submitted",
+    if ctx.stats.cost_usd + worst > ctx.max_usd:
+        raise InputError(f"the batches of {n} requests could cost up to {worst:.4f} USD (every "
+                         f"answer at its completion limit; typically {usd:.4f} USD, Batch API "
+                         f"price), over --max-usd {ctx.max_usd:g}: nothing submitted",
                          field="max-usd")
 
 

@@ -51,6 +51,9 @@ class Plan:
         stale: running or uncollected batches of this judge holding none of them.
         orphans: chunks uploaded earlier but never made a batch, no longer needed.
         usd: estimated USD of the new chunks' requests at the direct price (0 unpriced).
+        worst_usd: their worst case at the direct price (each request's prompt bound plus its
+            completion limit, :meth:`~judge.judges.llm.llmjudge.LLMJudge.worst_usd`), counted
+            under ``--max-usd`` only (else 0): what the budget check admits.
     """
 
     judge: Any
@@ -60,14 +63,18 @@ class Plan:
     stale: list[BatchState] = field(default_factory=list)
     orphans: list[BatchState] = field(default_factory=list)
     usd: float = 0.0
+    worst_usd: float = 0.0
 
 
 class _Chunks:
     """Writes request lines into chunk files, cutting at the limits."""
 
-    def __init__(self, directory: Path, limits: BatchLimits, judge: Any, exact: bool) -> None:
+    def __init__(self, directory: Path, limits: BatchLimits, judge: Any, exact: bool,
+                 budgeted: bool = False) -> None:
         self.directory, self.limits, self.judge, self.exact = directory, limits, judge, exact
+        self.budgeted = budgeted
         self.done: list[tuple[str, int, int, int, float]] = []
+        self.worst_usd = 0.0
         self._open()
 
     def _open(self) -> None:
@@ -100,6 +107,8 @@ class _Chunks:
             t_in, t_out = len(line) // 4, tokens_out(self.judge.config.scorer.mode,
                                                      len(r.items), self.judge.config.params)
         self.usd += price.cost(t_in, t_out) if price is not None else 0.0
+        if self.budgeted:
+            self.worst_usd += self.judge.worst_usd(r)
         self.f_in.write(line)
         self.f_req.write((json.dumps({"key": r.key, "anchor": r.anchor, "items": r.items,
                                       "anchor_is_pred": r.anchor_is_pred},
@@ -176,7 +185,8 @@ def plan(judge: Any, groups: Sequence[tuple[str, Sequence[Pair]]], ctx: JudgeCon
     pending = {s.digest: s for s in mine if not s.batch_id}
     out = Plan(judge)
     exact = limits.queue_limit(judge.config.model) is not None or ctx.max_usd is not None
-    chunks = _Chunks(directory, limits, judge, exact)
+    judge.set_sent_limit(ctx.max_usd is not None)  # the cap goes into every request body
+    chunks = _Chunks(directory, limits, judge, exact, budgeted=ctx.max_usd is not None)
     used: set[str] = set()
     answers.begin()
     try:
@@ -211,4 +221,5 @@ def plan(judge: Any, groups: Sequence[tuple[str, Sequence[Pair]]], ctx: JudgeCon
         out.new.append(state)
         out.usd += usd
     out.orphans = list(pending.values())
+    out.worst_usd = chunks.worst_usd
     return out

@@ -57,8 +57,8 @@ class Tracker:
     """What the progress row shows (:meth:`live_text`)."""
 
     jobs: list[Job] = field(default_factory=list)
-    started: float = field(default_factory=time.monotonic)
     first_done: int | None = None
+    first_seen: float = 0.0
     spent_usd: float = 0.0
 
     def needed(self) -> list[Job]:
@@ -69,19 +69,25 @@ class Tracker:
                    for j in self.needed())
 
     def live_text(self) -> str:
-        """``batches a/b (c in flight) · ≈$x · ETA h:mm:ss`` for the progress bar."""
+        """``batches a/b (c in flight)  ≈$x  ETA h:mm:ss`` for the progress bar: batches ended
+        of those the run needs (stale ones are not counted), batches submitted and not yet
+        collected, USD so far (collected batches' real cost plus finished requests of running
+        ones at their estimate, Batch API price) and the time left at the rate observed since
+        requests were first seen done (requests already done when the run started, e.g. in an
+        adopted batch, do not count toward the rate; ``?`` until one more is done)."""
         need = self.needed()
         ended = sum(j.state.collected for j in need)
         flying = sum(bool(j.state.batch_id) and not j.state.collected for j in need)
         usd = self.spent_usd + sum(_usd_per_request(j) * j.state.done for j in need
                                    if not j.state.collected)
         total, done = sum(j.state.requests for j in need), self.done()
-        if self.first_done is None and done:
-            self.first_done = done
+        now = time.monotonic()
+        if self.first_done is None:
+            self.first_done, self.first_seen = done, now
         eta = "?"
-        rate_done = done - (self.first_done or 0)
+        rate_done = done - self.first_done
         if rate_done > 0 and total > done:
-            left = (time.monotonic() - self.started) * (total - done) / max(done, 1)
+            left = (now - self.first_seen) * (total - done) / rate_done
             eta = time.strftime("%H:%M:%S", time.gmtime(left))
         return (f"batches {ended}/{len(need)} ({flying} in flight)  ≈${usd:.4f}  "
                 f"ETA {eta}")

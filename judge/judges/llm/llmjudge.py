@@ -287,6 +287,16 @@ class LLMJudge(Judge, abc.ABC):
             return 0.0
         return self.config.price.cost(*self.worst_tokens(req))
 
+    def set_sent_limit(self, budgeted: bool) -> None:
+        """Decide :attr:`sent_limit` for this run: under a budget (``--max-usd``), and when the
+        judge sets no ``max_tokens``/``max_completion_tokens`` of its own, its requests carry
+        :meth:`completion_limit`, so that no answer can cost more than :meth:`worst_usd`
+        counted; otherwise None. Called before requests are rendered, by the direct path and
+        by the Batch API's planner alike."""
+        params = self.config.params
+        self._sent_limit = (self.completion_limit() if budgeted and not (
+            params.get("max_tokens") or params.get("max_completion_tokens")) else None)
+
     @property
     def sent_limit(self) -> int | None:
         """The completion limit this judge adds to its requests (under ``--max-usd``, when it
@@ -373,9 +383,7 @@ class LLMJudge(Judge, abc.ABC):
         time), so the first calls go out at once rather than after the whole chunk is
         rendered (20,000 requests take ~2 s)."""
         self._semaphore = asyncio.Semaphore(self.config.concurrency)
-        params = self.config.params
-        self._sent_limit = (self.completion_limit() if ctx.budget is not None and not (
-            params.get("max_tokens") or params.get("max_completion_tokens")) else None)
+        self.set_sent_limit(ctx.budget is not None)
         self._lease_slots = asyncio.Semaphore(self.config.concurrency)  # JudgeCache.claim
         tasks: list[tuple[int, asyncio.Task[list[Verdict]]]] = []
         try:
