@@ -15,8 +15,10 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
-from tests.browser import browser  # noqa: F401 (browser: a fixture)
-from tests.browser import driver
+from tests.browser import (
+    browser,  # noqa: F401 (browser: a fixture)
+    driver,
+)
 
 runner = CliRunner()
 CJK = "这是一个非常长的中文字符串没有任何空格用来测试页面是否会横向溢出" * 4  # 128 chars, no break
