@@ -201,3 +201,27 @@ def test_overrides_lookup_prefers_the_item_label() -> None:
     ov = HumanOverrides({("i1", "p", "t"): a, (None, "p", "t"): b})
     assert ov.get("i1", "p", "t") is a and ov.get("i2", "p", "t") is b
     assert ov.get("i1", "p", "u") is None
+
+
+def test_a_graded_labels_db_is_scaled_by_its_top_grade(tmp_path: Path, runs) -> None:  # type: ignore[no-untyped-def]
+    """On a 0-5 scale, grade 4 → 0.8 > τ 0.7 (a match, scored 0.8), grade 3 → 0.6 (none);
+    ann's grade 2 then 5 for 晚上 ↔ night: the later label counts (1.0). Matched: glossary-01
+    (0.8) and glossary-02 (1.0): TP_fuzzy 1.8 of 96 → micro P 1.8 / 96 = 0.01875."""
+    from judge.calibration.labelevents import Scale
+    from judge.calibration.labelsdb import LabelsDB
+    from judge.calibration.overrides import read_overrides
+
+    db_path = tmp_path / "labels.db"
+    with LabelsDB(db_path, scale=Scale.parse("0-5")) as db:
+        db.append("ann", ("glossary-01", "队长", "captain"), "label", label=1, grade=4)
+        db.append("ann", ("glossary-01", "广口瓶", "jar"), "label", label=1, grade=3)
+        db.append("ann", ("glossary-02", "晚上", "night"), "label", label=0, grade=2)
+        db.append("ann", ("glossary-02", "晚上", "night"), "label", label=1, grade=5)
+    ov = read_overrides([db_path])
+    assert ov.get("glossary-01", "队长", "captain").score == pytest.approx(0.8)  # type: ignore[union-attr]
+    assert ov.get("glossary-01", "广口瓶", "jar").score == pytest.approx(0.6)  # type: ignore[union-attr]
+    assert ov.get("glossary-02", "晚上", "night").score == 1.0  # type: ignore[union-attr]
+    result = rescore(load_run(runs[0]), n_boot=0, overrides=ov)
+    assert result["metrics"]["tp_fuzzy"] == pytest.approx(1.8)
+    assert result["metrics"]["micro_precision"] == pytest.approx(1.8 / 96)
+    assert result["overrides"]["overridden_pairs"] == 3
