@@ -225,3 +225,14 @@ def test_a_graded_labels_db_is_scaled_by_its_top_grade(tmp_path: Path, runs) -> 
     assert result["metrics"]["tp_fuzzy"] == pytest.approx(1.8)
     assert result["metrics"]["micro_precision"] == pytest.approx(1.8 / 96)
     assert result["overrides"]["overridden_pairs"] == 3
+
+
+def test_the_python_api_takes_overrides_too(runs) -> None:  # type: ignore[no-untyped-def]
+    from judge import evaluate
+
+    records = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines()]
+    r = evaluate(records, judge="lexical", bootstrap=0, overrides=[runs[2]])
+    for k, v in EXPECTED.items():
+        assert r.summary["metrics"][k] == pytest.approx(v), k
+    assert sum(v.judge_id == "human" for v in r.verdicts) == 5
+    assert r.summary["overrides"]["human_ne_judge"] == 3
