@@ -119,7 +119,8 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
              repeats: int = 1, probes: Sequence[str] = (), bootstrap: int = 1000,
              seed: int = 0, judges_file: str | Path | None = None,
              judge_options: JudgeOptions | None = None, max_usd: float | None = None,
-             overwrite: bool = False, allow_stale_calibration: bool = False) -> EvalResult:
+             overwrite: bool = False, allow_stale_calibration: bool = False,
+             overrides: Sequence[str | Path] = ()) -> EvalResult:
     """Python API mirroring ``simjudge eval``: the same pipeline
     (:func:`judge.pipeline.run.run_judged`), the same checks, panels, probes and bootstrap.
 
@@ -167,6 +168,10 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
         vote, quorum, repeats, probes, bootstrap, seed, judges_file, judge_options, max_usd:
             as ``simjudge eval``'s ``--vote``, ``--quorum``, ``--repeats``, ``--probe``,
             ``--bootstrap``, ``--seed``, ``--judges``, the judge flags and ``--max-usd``.
+        overrides: label files whose human labels take precedence over the judge for the
+            pairs they name (``--overrides``; :mod:`judge.tasks.overrides`): a label naming
+            no pair of the items raises :class:`InputError` before any judge call; the
+            overridden pairs' ``human`` verdicts are in ``.verdicts`` beside the judge's.
 
     Returns:
         :class:`EvalResult` with ``.summary``, ``.items``, ``.verdicts``, ``.record``.
@@ -183,6 +188,7 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
         >>> r = evaluate([{"pred": ["职位信息"], "truth": ["Job Information"]}], judge="local")
         >>> r.summary["metrics"]["macro_f1"]  # doctest: +SKIP
     """
+    from judge.calibration.overrides import read_overrides
     from judge.pipeline.config import EvalConfig
     from judge.pipeline.run import run_judged
     from judge.record.frames import table_records
@@ -220,6 +226,7 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
         tau_from=Path(tau_from) if tau_from is not None else None,
         allow_stale_calibration=allow_stale_calibration, repeats=repeats,
         probes=tuple(probes), context=context, zero_division=zero_division,
+        overrides=read_overrides([Path(p) for p in overrides]) if overrides else None,
         bootstrap=bootstrap, seed=seed,
         cache_dir=Path(cache_dir) if cache_dir is not None else None, cache_mode=cache_mode,
         out_dir=Path(out) if out is not None else None, overwrite=overwrite, max_usd=max_usd)

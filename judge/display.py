@@ -187,8 +187,13 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
         table.add_row(k, num(v), interval(ci95.get(k)))
     from judge.probes.text import probe_lines
 
+    human = result.get("overrides")
+    lines = [f"human overrides: {num(human.get('overridden_pairs'))} pair(s) scored by the "
+             f"labels of {', '.join(human.get('files') or [])}; "
+             f"{num(human.get('human_ne_judge'))} where human ≠ the stored score at τ"] \
+        if human else []
     return [Text(head + " — 0 judge calls", style="bold"), table,
-            *(Text(line) for line in probe_lines(result))]
+            *(Text(line) for line in [*lines, *probe_lines(result)])]
 
 
 def _error_types(metrics: Mapping[str, Any], n_items: int) -> RenderableType:
@@ -268,10 +273,26 @@ def _accounting(summary: RunSummary) -> list[str]:
     if any(v for k, v in outcomes.items() if k != "ok"):
         lines.append("outcomes " + _counts(outcomes))
     missing = summary.pairs_without_verdict
-    if missing:
-        lines.append(f"{num(missing)} distinct pair(s) have no score and count as non-matches: "
-                     "the metrics above are lower bounds (rerun to retry failed calls; "
-                     "completed calls are cached)")
+    failed = sum(v for k, v in outcomes.items() if k != "ok")
+    if missing:  # failed calls, and pairs the judge has no verdict for (a table without them)
+        text = (f"{num(missing)} distinct pair(s) have no score and count as non-matches: the "
+                "metrics above are lower bounds")
+        if failed:
+            text += (f"; {num(failed)} failed call(s): rerun to retry them (completed calls "
+                     "are cached)")
+        if missing > failed:
+            text += (f"; the judge has no verdict for {num(missing - failed)} (a table: judge "
+                     "without a row for them, or a panel short of its quorum): a rerun gives "
+                     "the same — use a judge that scores every pair, with the labels as "
+                     "--overrides")
+        lines.append(text)
+    human = summary.get("overrides")
+    if human:
+        lines.append(f"human overrides: {num(human.get('overridden_pairs'))} pair(s) scored by "
+                     f"the labels of {', '.join(human.get('files') or [])}; "
+                     f"{num(human.get('human_ne_judge'))} where human ≠ judge at τ"
+                     + (f"; {num(human['exact'])} on exact pairs, unchanged"
+                        if human.get("exact") else ""))
     return lines
 
 

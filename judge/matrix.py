@@ -39,6 +39,8 @@ class SimilarityMatrix:
             every matrix of the run; the full verdicts are in the run's verdict log).
         scope: the item id under which an item-scoped judge judged this item's pairs, else
             None.
+        overridden: ``(i, j) → CellVerdict`` of the cells a human override decided
+            (:mod:`judge.tasks.overrides`; judge id ``human``), read before ``lookup``.
     """
 
     pred: tuple[str, ...]
@@ -48,11 +50,14 @@ class SimilarityMatrix:
     lookup: Mapping[tuple[str | None, Pair], CellVerdict] = field(default_factory=dict,
                                                                   repr=False)
     scope: str | None = None
+    overridden: dict[tuple[int, int], CellVerdict] = field(default_factory=dict, repr=False)
 
     def cell(self, i: int, j: int) -> CellVerdict | None:
         """The verdict of cell (i, j), 0-based; None for an exact cell or a pair without one."""
         if self.exact[i, j]:
             return None
+        if (i, j) in self.overridden:
+            return self.overridden[(i, j)]
         return self.lookup.get((self.scope, (self.pred[i], self.truth[j])))
 
     @property

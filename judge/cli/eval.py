@@ -20,6 +20,7 @@ from judge.cli.common import (
     say,
     warnings_to_stderr,
 )
+from judge.cli.labelopts import Overrides
 from judge.cli.taskflags import with_task_flags
 from judge.errors import BatchPendingError, CacheMissError, InputError
 from judge.pipeline.checks import check_cache_mode, check_max_chars
@@ -72,7 +73,7 @@ def eval_command(
              "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")] = 4096,
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
-    context: o.Context = "",
+    context: o.Context = "", overrides: Overrides = None,
     dry_run: Annotated[bool, typer.Option(
         help="Print each judge's requests, cache hits and estimated tokens and USD; call "
         "nothing, write nothing.")] = False,
@@ -103,7 +104,7 @@ def eval_command(
     duplicate ids are errors), and files without ids are paired by position only when their
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
-    from judge.cli.evalrun import run_eval
+    from judge.cli.evalrun import read_overrides, run_eval
     from judge.pipeline.config import EvalConfig
 
     try:
@@ -118,7 +119,8 @@ def eval_command(
             vote=vote, quorum=quorum,  # type: ignore[arg-type]  # checked by the pipeline
             tau=tau, tau_from=tau_from, allow_stale_calibration=allow_stale_calibration,
             repeats=repeats, probes=tuple(probe or []),
-            context=context, bootstrap=bootstrap, seed=seed, cache_dir=cache_dir,
+            context=context, overrides=read_overrides(overrides), bootstrap=bootstrap,
+            seed=seed, cache_dir=cache_dir,
             cache_mode=cache_mode,  # type: ignore[arg-type]  # checked above
             out_dir=out_dir, overwrite=overwrite, dry_run=dry_run, max_usd=max_usd,
             batch_api=b.limits(batch_api, batch_max_requests, batch_max_bytes,

@@ -5,8 +5,9 @@ before any judge call and before anything is written."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from judge.pipeline.config import EvalConfig
@@ -31,3 +32,17 @@ def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = N
     if config.out_dir is None and not config.dry_run:  # the command line always writes a run
         config = replace(config, out_dir=default_run_dir(config.task))
     return run(config, renderers=RENDERERS, progress_factory=progress_factory)
+
+
+def read_overrides(paths: Sequence[Path] | None) -> Any:
+    """``--overrides``: the :class:`~judge.tasks.overrides.HumanOverrides` of the label files
+    (:func:`judge.calibration.overrides.read_overrides`), or None without any.
+
+    Raises:
+        InputError: an unreadable file or a bad label (file, line and field named).
+    """
+    if not paths:
+        return None
+    from judge.calibration.overrides import read_overrides as read
+
+    return read(paths)

@@ -11,6 +11,7 @@ import typer
 PositiveThreshold = Annotated[float | None, typer.Option(
     help="Binarise graded labels: label >= X is positive.")]
 Bootstrap = Annotated[int, typer.Option(help="Bootstrap resamples for the 95 % CIs.")]
+Seed = Annotated[int, typer.Option(help="Random seed of the bootstrap.")]
 OutDir = Annotated[Path | None, typer.Option("--out", help="Output directory.")]
 Overwrite = Annotated[bool, typer.Option(help="Replace a non-empty --out.")]
 PredField = Annotated[str, typer.Option(help="Field of the first side.")]
@@ -31,3 +32,7 @@ TargetLoss = Annotated[float, typer.Option(
     "units, with every stratum at its minimum of labels.")]
 MinKappa = Annotated[float | None, typer.Option(
     help="--check: fail when Cohen's κ at the calibrated τ is below this (default: no gate).")]
+Overrides = Annotated[list[Path] | None, typer.Option(
+    "--overrides", help="Human labels that take precedence over the judge for the pairs they "
+    "cover: audit exports, labels files, 'labels merge'/'labels export' output or a labels.db "
+    "(score = mean of the reviewers' labels in [0, 1]); repeat for several.")]

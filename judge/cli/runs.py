@@ -9,10 +9,8 @@ from typing import Annotated
 import typer
 
 from judge.cli.common import fail, fail_storage, out, say
-from judge.cli.labelopts import Bootstrap
+from judge.cli.labelopts import Bootstrap, Overrides, Seed
 from judge.errors import InputError
-
-Seed = Annotated[int, typer.Option(help="Random seed of the bootstrap.")]
 
 
 def audit_command(
@@ -71,15 +69,17 @@ def rescore_command(
         "own); the items are read again from the run's input files.")] = None,
     vote: Annotated[str | None, typer.Option(help="Panel runs: another vote.")] = None,
     quorum: Annotated[int | None, typer.Option(help="Panel runs: another quorum.")] = None,
-    bootstrap: Bootstrap = 1000, seed: Seed = 0,
+    bootstrap: Bootstrap = 1000, seed: Seed = 0, overrides: Overrides = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the JSON here.")] = None,
 ) -> None:
     """Recompute matching and metrics from a run's stored verdicts, with no judge call
     (τ sensitivity, vote-rule ablation; function-call runs: --arg-tau, re-checking the calls
-    read again from the run's unchanged input files). Without --tau/--arg-tau (or
+    read again from the run's unchanged input files; --overrides: human labels replace the
+    stored scores of the pairs they name). Without --tau/--arg-tau (or
     --vote/--quorum) the run's own value is used, which reproduces the run's metrics; the τ
     used is printed. Exit status 2 on bad input (also a run whose task cannot be
     re-scored)."""
+    from judge.cli.evalrun import read_overrides
     from judge.display import print_all, rescore_summary
     from judge.pipeline.checks import check_min
     from judge.record.atomic import dumps
@@ -89,7 +89,8 @@ def rescore_command(
     try:
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("quorum", quorum, 1)
-        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed, arg_tau)
+        result = rescore(load_run(run), tau, vote, quorum, bootstrap, seed, arg_tau,
+                         read_overrides(overrides))
     except InputError as exc:
         fail(exc)
     print_all(out, rescore_summary(result))

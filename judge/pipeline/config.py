@@ -8,12 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cache import CacheMode
 from judge.items import DEFAULT_MAX_CHARS
 from judge.judges.llm.batchstate import BatchLimits
 from judge.judges.panel import Vote
+
+if TYPE_CHECKING:
+    from judge.tasks.overrides import HumanOverrides
 
 
 @dataclass
@@ -52,6 +55,11 @@ class EvalConfig:
         repeats: judge every pair N >= 1 times (repeat probe); probes: ``swap`` or
             ``swap=FRACTION`` (order-swap probe).
         context: task context handed to prompt judges.
+        overrides: human labels that take precedence over the judge for the pairs they cover
+            (:class:`judge.tasks.overrides.HumanOverrides`, read by
+            :func:`judge.calibration.overrides.read_overrides`; tasks with
+            :meth:`~judge.tasks.base.Task.pair_groups`); a label naming no pair of the run is
+            refused before any judge call. None = none.
 
     Scoring and output:
         zero_division: value of undefined ratios; bootstrap: resamples of the 95 % CIs (>= 0);
@@ -86,6 +94,7 @@ class EvalConfig:
     repeats: int = 1
     probes: Sequence[str] = ()
     context: str = ""
+    overrides: HumanOverrides | None = None
     zero_division: float = 0.0
     bootstrap: int = 1000
     seed: int = 0

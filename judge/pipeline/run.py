@@ -29,6 +29,7 @@ from judge.record.runrecord import RunRecord
 from judge.record.store import INPUT_FILE, Renderer, write_run
 from judge.tasks.base import Judged, Params, Source, Task
 from judge.tasks.options import options_dict, task_options
+from judge.tasks.overrides import HumanOverrides
 from judge.tasks.registry import get_task, option_owners, options_model
 
 
@@ -242,8 +243,10 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     check_budget(judge, config.max_usd)
     items = load_items(config, task, options)
     options = task.settled_options(items, options)
+    if config.overrides is not None:  # labels naming no pair of the run: before any call
+        check_overrides(task, items, config.overrides)
     params = Params(tau=tau, zero_division=config.zero_division, context=config.context,
-                    options=options)
+                    options=options, overrides=config.overrides)
     if config.dry_run:  # estimate, call nothing, write nothing
         return dry_run(task, judge, items, params, JudgeCache(config.cache_dir, "read-only"),
                        batch_api=bool(config.batch_api)), None
@@ -278,6 +281,21 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
         if written is not None:
             written(1)
     return record, judged
+
+
+def check_overrides(task: Task, items: list[Item], overrides: HumanOverrides) -> None:
+    """Refuse human overrides for a task without judged matrices, or naming a pair the items
+    do not have (:meth:`judge.tasks.overrides.HumanOverrides.check`).
+
+    Raises:
+        InputError: either (the label's file, line and field named).
+    """
+    groups = task.pair_groups(items)
+    if groups is None:
+        raise InputError(f"--overrides applies to tasks whose judge scores pairs into "
+                         f"similarity matrices (selection, spans), not --task {task.name}",
+                         field="overrides")
+    overrides.check(groups)
 
 
 def _writer(text: str) -> Callable[[RunRecord, str, IO[str]], None]:

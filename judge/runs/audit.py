@@ -11,9 +11,12 @@ selection item, one per entity type for spans).
 Queues, computed over every heatmap: pairs within ``near`` of τ, pairs on which a panel's
 members disagree (scores on both sides of τ), judge failures (parse/transport errors,
 refusals), asymmetric pairs (the swap probe scored them differently the other way round; largest
-|Δ| first), unstable pairs (the repeat probe's samples differ; largest SD first), unmatched
-predictions and unmatched gold strings. Judges' rationales and raw outputs
-pass through :mod:`judge.redact`, so an API key echoed in an error never shows.
+|Δ| first), unstable pairs (the repeat probe's samples differ; largest SD first), pairs whose
+human override (``eval --overrides``: a ``human`` verdict row; ``audit --overrides``: the
+labels' mean) is on the other side of τ from the judge's score, or that the judge left without
+one (``human_ne_judge``), unmatched predictions and unmatched gold strings. Judges'
+rationales and raw outputs pass through :mod:`judge.redact`, so an API key echoed in an error
+never shows.
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ _CONTENT_KEYS = frozenset((
     "gold_calls", "pred_calls", "category", "ranked", "qrels"))
 _VERDICT_KEYS = ("judge_id", "score", "outcome", "rationale", "scorer", "latency_s", "tokens_in",
                  "tokens_out", "cache_key", "cached", "output_mode", "member_of", "distribution")
-_QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable", "unmatched_pred",
-           "unmatched_truth")
+_QUEUES = ("near", "disagree", "failures", "asymmetric", "unstable", "human_ne_judge",
+           "unmatched_pred", "unmatched_truth")
 _PROBE_FILES = {"swap": "swap_probe.jsonl", "repeat": "repeat_probe.jsonl"}
 """The probe rows of a run (:mod:`judge.probes`), by probe."""
 _VERDICT_DEFAULTS = {k: f.get_default() for k, f in VerdictRow.model_fields.items()
@@ -114,11 +117,13 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
                    item_id: str, flags: Mapping[Pair, int],
                    tau: float | None, near: float,
                    probes: Mapping[Pair, dict[str, Any]] | None = None,
-                   weights: dict[str, list[float]] | None = None) -> None:
+                   weights: dict[str, list[float]] | None = None,
+                   human: Mapping[Pair, bool] | None = None) -> None:
     """Add one heatmap's cells to the queues (entries ``[item, heatmap, i, j]`` or, for the
     unmatched ones, ``[item, heatmap, i]``); ``flags``: each pair's :func:`_flag` bits;
     probed cells go to the ``asymmetric`` and ``unstable`` queues with their weight in
-    ``weights`` (for sorting)."""
+    ``weights`` (for sorting); ``human``: overridden pairs → whether the human and the judge
+    disagree at τ (the ``human_ne_judge`` queue)."""
     exact = {tuple(e) for e in hm["exact"]}
     for i, p in enumerate(hm["pred"]):
         for j, t in enumerate(hm["truth"]):
@@ -130,6 +135,8 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
                 queues["disagree"].append([n, h, i, j])
             if f & _FAILED:
                 queues["failures"].append([n, h, i, j])
+            if human and human.get((item_id, p, t)):
+                queues["human_ne_judge"].append([n, h, i, j])
             pr = (probes.get((item_id, p, t)) or probes.get((None, p, t))) if probes else None
             if pr and weights is not None:
                 for queue, probe in (("asymmetric", "swap"), ("unstable", "repeat")):
@@ -155,6 +162,14 @@ def _flag(v: Mapping[str, Any], tau: float | None) -> int:
     if tau is None or not v.get("member_of") or not _number(v.get("score")):
         return 0
     return _ABOVE if v["score"] > tau else _AT_OR_BELOW
+
+
+def disagrees(human: Any, judge: Any, tau: float | None) -> bool:
+    """Whether a human score and the judge's score fall on opposite sides of τ (strictly
+    greater = match), or the judge has no score; False without τ or a human score."""
+    if tau is None or not _number(human):
+        return False
+    return not _number(judge) or (human > tau) != (judge > tau)
 
 
 def verdict_entry(v: Mapping[str, Any], red: Redactor) -> dict[str, Any]:
@@ -202,12 +217,15 @@ def report_data(record: RunRecord, near: float = 0.1,
     tau = header["tau"] if _number(header["tau"]) else None
     verdicts: dict[str, list[dict[str, Any]]] = {}
     flags: dict[Pair, int] = {}  # only pairs with a failure or a member verdict
+    human: dict[Pair, bool] = {}  # overridden pairs: human ≠ judge at τ
     red = Redactor()  # API keys echoed in error texts never reach the report (judge.redact)
     for v in record.verdict_rows():  # one at a time: a large run's log is read from disk
         pair = (v.get("item_id"), v["pred"], v["truth"])
         bits = _flag(v, tau)
         if bits:
             flags[pair] = flags.get(pair, 0) | bits
+        if v.get("source") == "human":
+            human[pair] = disagrees(v.get("score"), v.get("judge_score"), tau)
         if sink is not None:
             sink(pair_key(pair), v)
         else:
@@ -224,7 +242,7 @@ def report_data(record: RunRecord, near: float = 0.1,
                       "metrics": {k: v for k, v in row.numbers().items()
                                   if k not in _CONTENT_KEYS}})
         for h, hm in enumerate(heatmaps):
-            _queue_heatmap(queues, n, h, hm, row.id, flags, tau, near, probes, weights)
+            _queue_heatmap(queues, n, h, hm, row.id, flags, tau, near, probes, weights, human)
     for queue, ws in weights.items():  # largest |Δ| / SD first (a stable sort keeps ties)
         order = sorted(range(len(ws)), key=lambda k: -ws[k])
         queues[queue] = [queues[queue][k] for k in order]

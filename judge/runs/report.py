@@ -156,7 +156,8 @@ def write_report(record: RunRecord, fmt: str, out: IO[str], near: float = 0.1,
 def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = None) -> str:
     """JSON lines: for an item with heatmaps one line per cell (``id``, ``label`` for a labelled
     heatmap, ``pred``, ``truth``, ``score``, ``exact``, ``matched``, ``flags`` — the queues it
-    is in: near, disagree, failures, asymmetric, unstable — and every judge's ``verdicts``);
+    is in: near, disagree, failures, asymmetric, unstable, human_ne_judge — and every judge's
+    ``verdicts``);
     for any other item one line with its id, source,
     task, query, view content and metrics.
 
@@ -182,13 +183,13 @@ def render_jsonl(record: RunRecord, near: float = 0.1, out: IO[str] | None = Non
     red = Redactor()
 
     def verdicts_of(item_id: str, pred: str, truth: str) -> list[dict[str, Any]]:
-        # the item's own verdicts (item-scoped judges), else the run-wide ones
-        ks = rows_of.get(pair_key((item_id, pred, truth))) or rows_of.get(
-            pair_key((None, pred, truth))) or []
+        # the item's own verdicts (item-scoped judges, a human override), then the run-wide
+        ks = rows_of.get(pair_key((item_id, pred, truth)), []) + rows_of.get(
+            pair_key((None, pred, truth)), [])
         return [verdict_entry(record.verdicts.row(k), red) for k in ks]
 
     flags: dict[tuple[int, ...], set[str]] = {}
-    for q in ("near", "disagree", "failures", "asymmetric", "unstable"):
+    for q in ("near", "disagree", "failures", "asymmetric", "unstable", "human_ne_judge"):
         for e in data["queues"][q]:
             flags.setdefault(tuple(e), set()).add(q)
     buffer = io.StringIO()
@@ -272,9 +273,10 @@ def render_markdown(record: RunRecord, near: float = 0.1) -> str:
         for q, title in (("near", f"Near τ (±{data['near']})"), ("disagree", "Judges disagree"),
                          ("failures", "Judge failures"),
                          ("asymmetric", "Asymmetric pairs (swap probe, largest |Δ| first)"),
-                         ("unstable", "Unstable pairs (repeat probe, largest SD first)")):
-            if q in ("asymmetric", "unstable") and not data["queues"][q]:
-                continue  # the probe did not run, or found nothing
+                         ("unstable", "Unstable pairs (repeat probe, largest SD first)"),
+                         ("human_ne_judge", "Human ≠ judge (at τ)")):
+            if q in ("asymmetric", "unstable", "human_ne_judge") and not data["queues"][q]:
+                continue  # the probe did not run, no override, or nothing found
             out += ["", f"## {title} ({len(data['queues'][q])})", ""]
             out += [f"- {cell(*x)}" for x in data["queues"][q]]
     out += ["", "## Items", ""]

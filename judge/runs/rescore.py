@@ -14,11 +14,14 @@ from typing import Any
 from judge.errors import InputError, flag
 from judge.pipeline.uncertainty import bootstrap_cis
 from judge.record.runrecord import RunRecord
+from judge.tasks.base import Task
+from judge.tasks.overrides import HumanOverrides
 
 
 def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None,
             quorum: int | None = None, n_boot: int = 1000, seed: int = 0,
-            arg_tau: float | None = None) -> dict[str, Any]:
+            arg_tau: float | None = None, overrides: HumanOverrides | None = None,
+            ) -> dict[str, Any]:
     """Metrics of a stored run at τ (and, for panels, another vote or quorum).
 
     Args:
@@ -32,12 +35,16 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
         rule, quorum: panel runs: another vote (:data:`judge.judges.panel.VOTES`) / quorum in
             1..members (None = the run's).
         n_boot, seed: bootstrap resamples (>= 0) and seed of the CIs.
+        overrides: human labels whose scores replace the stored ones of the pairs they cover
+            (``--overrides``, :mod:`judge.tasks.overrides`; selection and spans runs), applied
+            after a panel's re-vote; None = none.
 
     Returns:
         ``{"run", "tau", "threshold" (the task's threshold name: ``tau``, ``arg_tau``, or None
         for a task without one), "tau_source" ("run" or "option"), "vote", "quorum",
         "judge_calls": 0, "metrics", "bootstrap", "items": [row as written to items.jsonl,
-        ...]}``, plus ``"probes"`` when the
+        ...]}``, plus ``"overrides"`` (their counts,
+        :func:`judge.tasks.overrides.summary`) with ``overrides``, and ``"probes"`` when the
         run has swap/repeat probes: their flip rates recomputed at τ from the probe rows
         (:func:`judge.probes.retau.probes_at`).
 
@@ -45,7 +52,9 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
         InputError: τ outside [0, 1] or missing from the run; ``--tau`` for a function-call
             run or ``--arg-tau`` for another; a vote/quorum for a run that is not a panel, an
             unknown vote or a quorum out of range; an unknown task or one that cannot be
-            re-scored; a function-call run whose input files are gone or changed.
+            re-scored; a function-call run whose input files are gone or changed; overrides
+            for a run without judged matrices, or naming a pair the run does not have (the
+            label's file, line and field).
     """
     from judge.judges.panel import VOTES
     from judge.tasks.registry import get_task
@@ -84,12 +93,15 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
                              field="vote")
         if quorum is None or not 1 <= quorum <= len(judge.members):
             raise InputError(f"quorum must be 1..{len(judge.members)}", field="quorum")
-    done = task.rescore(record, tau, rule, quorum)
+    if overrides is not None:
+        _check_overrides(task, record, overrides)
+    done = task.rescore(record, tau, rule, quorum, overrides)
     if done is None:
         raise InputError(f"task {record.task!r} cannot be re-scored: its metrics do not depend "
                          "on τ, or its items.jsonl does not store the judges' scores "
                          "(written by an older simjudge)", record.path)
     rows, metrics = done
+    human = {"overrides": metrics.pop("overrides")} if "overrides" in metrics else {}
     from judge.probes.retau import probes_at
 
     probes = probes_at(record.summary.get("probes") or {}, record.extra, tau, n_boot, seed)
@@ -98,4 +110,16 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
             "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed,
                                        resample=task.resampled),
-            "items": [r.to_row() for r in rows], **({"probes": probes} if probes else {})}
+            "items": [r.to_row() for r in rows], **human,
+            **({"probes": probes} if probes else {})}
+
+
+def _check_overrides(task: Task[Any], record: RunRecord, overrides: HumanOverrides) -> None:
+    """Refuse overrides for a run whose task has no judged matrices, or naming a pair none
+    of its stored matrices has (:meth:`judge.tasks.overrides.HumanOverrides.check`)."""
+    if task.judge_role != "judge":
+        raise InputError(f"--overrides applies to runs whose judge scored pairs into "
+                         f"similarity matrices (selection, spans), not {record.task} runs",
+                         record.path, field="overrides")
+    overrides.check((row.id, hm.pred, hm.truth) for row in task.rows(record)
+                    for hm in task.matrices(row))

@@ -11,7 +11,8 @@
 * :func:`with_human_labels` adds reviewers' labels (audit exports, labels files, or files
   written by ``simjudge labels merge``; :func:`judge.calibration.merge.read_reviews`) to the
   report: the page outlines each labelled cell and lists the reviewers' labels, times and
-  notes in the cell's detail.
+  notes in the cell's detail; a labelled cell whose labels' mean is on the other side of τ
+  from its score (or that has no score) joins the ``human_ne_judge`` queue.
 """
 
 from __future__ import annotations
@@ -97,7 +98,27 @@ def with_human_labels(data: dict[str, Any], paths: Sequence[Path]) -> tuple[dict
              "note": r.note, "blind": r.blind} for r in reviews]
     data["human"] = human
     data["header"]["human_files"] = [str(p) for p in paths]
+    _human_queue(data, {k: [r.label for r in v] for k, v in got.pairs.items()})
     return data, 0
+
+
+def _human_queue(data: dict[str, Any], labels: dict[tuple[str | None, str, str], list[float]],
+                 ) -> None:
+    """Add the labelled cells whose labels' mean and score disagree at τ
+    (:func:`judge.runs.audit.disagrees`) to ``data["queues"]["human_ne_judge"]``."""
+    from judge.runs.audit import disagrees
+
+    tau = data["header"].get("tau")
+    queue = data["queues"].setdefault("human_ne_judge", [])
+    seen = {tuple(e) for e in queue}
+    for n, item in enumerate(data["items"]):
+        for h, hm in enumerate(item["heatmaps"]):
+            for i, p in enumerate(hm["pred"]):
+                for j, t in enumerate(hm["truth"]):
+                    got = labels.get((item["id"], p, t)) or labels.get((None, p, t))
+                    if got and (n, h, i, j) not in seen and disagrees(
+                            sum(got) / len(got), hm["scores"][i][j], tau):
+                        queue.append([n, h, i, j])
 
 
 def _not_in_run(where: str, iid: str | None, pred: str, truth: str,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
+    from judge.tasks.overrides import HumanOverrides
 
 __all__ = ["THRESHOLD_LABELS", "HeatmapView", "ItemRow", "Judged", "Params", "RowT", "Rows",
            "Source", "Task"]
@@ -68,12 +69,15 @@ class Params:
         context: task context handed to prompt judges (e.g. ``"IFPUG ILF names"``).
         options: the task's own options (an instance of its :attr:`Task.Options`, validated by
             :func:`judge.tasks.options.task_options`); None = the task's defaults.
+        overrides: human labels that take precedence over the judge for the pairs they cover
+            (:mod:`judge.tasks.overrides`; tasks with :meth:`Task.pair_groups`); None = none.
     """
 
     tau: float = 0.7
     zero_division: float = 0.0
     context: str = ""
     options: Any = None
+    overrides: HumanOverrides | None = None
 
     def __post_init__(self) -> None:
         """Raises :class:`InputError` for τ outside [0, 1]."""
@@ -271,10 +275,19 @@ class Task(abc.ABC, Generic[RowT]):
         :meth:`metrics_from_rows` of the resample, bit for bit."""
         return lambda idx: self.metrics_from_rows([rows[i] for i in idx])
 
+    def pair_groups(self, items: Sequence[Item]
+                    ) -> list[tuple[str, Sequence[str], Sequence[str]]] | None:
+        """The ``(item id, pred strings, truth strings)`` of every similarity matrix the
+        task's judge fills (what human overrides may name, :mod:`judge.tasks.overrides`);
+        None (the default) for a task without such matrices, which takes no overrides."""
+        return None
+
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[list[RowT], dict[str, Any]] | None:
+                quorum: int | None = None, overrides: HumanOverrides | None = None,
+                ) -> tuple[list[RowT], dict[str, Any]] | None:
         """Rows and metrics of a stored run at τ (panels: another vote/quorum), with no judge
-        call; None when the task cannot be re-scored.
+        call; None when the task cannot be re-scored. ``overrides``: human labels replacing
+        stored scores (tasks with :meth:`pair_groups`; the others are never given any).
 
         Default, for the tasks that use no judge (``judgment``, ``generation``,
         ``multilabel``, ``ranking``: no threshold, ``tau`` ignored): the items are read again

@@ -292,7 +292,7 @@ class FunctionCallTask(Task[FunctionCallRow]):
         return float(tau) if isinstance(tau, (int, float)) else None
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None,
+                quorum: int | None = None, overrides: Any = None,
                 ) -> tuple[list[FunctionCallRow], dict[str, Any]] | None:
         """Re-check every call with the argument judge's stored verdicts at another
         ``--arg-tau`` (no judge call): the items are read again from the run's input files

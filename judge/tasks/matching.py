@@ -26,6 +26,7 @@ from judge.matrix import MatrixBuild, SimilarityMatrix, build_matrices_async, di
 from judge.numbers import finite_or_none
 from judge.tasks.base import Judged
 from judge.tasks.columns import MeanColumn
+from judge.tasks.overrides import HumanOverrides
 from judge.verdict import OUTCOMES
 from metrics import FuzzyMatchResult, fuzzy_match, fuzzy_prf, normalize
 
@@ -39,7 +40,8 @@ def work_units(groups: Sequence[Group], judge: Judge) -> int:
 
 
 async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge,
-                       ctx: JudgeContext, tau: float) -> Judged:
+                       ctx: JudgeContext, tau: float,
+                       overrides: HumanOverrides | None = None) -> Judged:
     """Judge every group's pairs once and return the matrices with their audit trail.
 
     Args:
@@ -50,6 +52,9 @@ async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge
         ctx: the run's judge context; its ``verdict_log`` (a spool file for ``simjudge
             eval``) receives the verdict rows, else an in-memory log does.
         tau: τ in [0, 1] (a panel's ``majority`` vote and agreement use it).
+        overrides: human labels that replace the judge's score of the pairs they cover
+            (:mod:`judge.tasks.overrides`: a ``human`` row is logged beside the judge's own,
+            and ``accounting["overrides"]`` counts them); None = none.
 
     Returns:
         :class:`Judged` with ``matrices`` (one :class:`SimilarityMatrix` per group),
@@ -69,7 +74,27 @@ async def judge_groups(groups: Sequence[Group], ids: Sequence[str], judge: Judge
         "outcomes": {o: build.outcomes.get(o, 0) for o in OUTCOMES},
         "judge_wall_s": round(build.wall_s, 6),
     })
+    if overrides is not None:
+        _override(build, ids, overrides, tau, judged)
     return judged
+
+
+def _override(build: MatrixBuild, ids: Sequence[str], overrides: HumanOverrides, tau: float,
+              judged: Judged) -> None:
+    """Put the human labels into the built matrices, log their rows, count them."""
+    from judge.matrix import CellVerdict
+    from judge.tasks.overrides import HUMAN, Applied, apply, human_row, summary
+
+    counts = Applied()
+    for item_id, m in zip(ids, build.matrices, strict=True):
+        for i, j, label, _ in apply(m.scores, m.pred, m.truth, item_id, overrides, tau,
+                                    counts):
+            own = m.cell(i, j)
+            m.overridden[(i, j)] = CellVerdict(label.score, "ok", HUMAN)
+            build.log.append(human_row(label, item_id, m.pred[i], m.truth[j],
+                                       None if own is None else (own.score, own.outcome)))
+    judged.accounting["overrides"] = summary(overrides, counts.overridden, counts.exact,
+                                             counts.flipped, tau)
 
 
 def _panel_accounting(judge: Judge, ctx: JudgeContext, tau: float, judged: Judged) -> None:
@@ -88,6 +113,20 @@ def _panel_accounting(judge: Judge, ctx: JudgeContext, tau: float, judged: Judge
         "vote": judge.vote_rule, "quorum": judge.quorum, "members": member_ids,
         "undecided": state.undecided, "agreement": agree,
         "disagreements": len(judged.extra_jsonl["disagreements.jsonl"])}
+
+
+def overridden(overrides: HumanOverrides, tau: float,
+               matrices: Iterable[tuple[NDArray[np.float64], Sequence[str], Sequence[str], str]],
+               ) -> dict[str, Any]:
+    """Put the human labels into stored matrices ``(scores, pred, truth, item id)``, in
+    place (``rescore --overrides``); returns their counts
+    (:func:`judge.tasks.overrides.summary`)."""
+    from judge.tasks.overrides import Applied, apply, summary
+
+    counts = Applied()
+    for scores, pred, truth, item_id in matrices:
+        apply(scores, pred, truth, item_id, overrides, tau, counts)
+    return summary(overrides, counts.overridden, counts.exact, counts.flipped, tau)
 
 
 def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,

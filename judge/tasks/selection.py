@@ -23,6 +23,7 @@ from judge.tasks.matching import (
     judge_groups,
     match_row,
     member_scores,
+    overridden,
     revoted_matrix,
     stored_matrix,
     work_units,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
+    from judge.tasks.overrides import HumanOverrides
 
 
 def query_of(item: Item) -> dict[str, str]:
@@ -80,7 +82,12 @@ class SelectionTask(Task[SelectionRow]):
         if judge is None:
             raise InputError("task 'selection' needs a judge", field="judge")
         return await judge_groups([(i.pred, i.truth) for i in items], [i.id for i in items],
-                                  judge, ctx, params.tau)
+                                  judge, ctx, params.tau, params.overrides)
+
+    def pair_groups(self, items: Sequence[Item]) -> list[tuple[str, Sequence[str],
+                                                               Sequence[str]]]:
+        """Each item's id, predictions and gold strings (one matrix per item)."""
+        return [(i.id, i.pred, i.truth) for i in items]
 
     def judge_requests(self, items: Sequence[Item], params: Params
                        ) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -114,9 +121,11 @@ class SelectionTask(Task[SelectionRow]):
         return FuzzyColumns.of(rows).metrics
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[list[SelectionRow], dict[str, Any]] | None:
+                quorum: int | None = None, overrides: HumanOverrides | None = None,
+                ) -> tuple[list[SelectionRow], dict[str, Any]] | None:
         """Re-match the stored matrices at τ; for a panel run, first re-vote the members'
-        stored verdicts with ``rule``/``quorum`` (None = the run's). None when the rows do not
+        stored verdicts with ``rule``/``quorum`` (None = the run's); then put the human
+        ``overrides`` in (their counts: ``metrics["overrides"]``). None when the rows do not
         store their scores (a run written before they were).
 
         Raises:
@@ -138,12 +147,17 @@ class SelectionTask(Task[SelectionRow]):
                         for r, (p, t, _) in zip(rows, stored, strict=True)]
         else:
             matrices = [stored_matrix(s, len(p), len(t)) for p, t, s in stored]
+        extra = {}
+        if overrides is not None:
+            extra = {"overrides": overridden(overrides, tau, [
+                (m, p, t, r.id) for r, (p, t, _), m in zip(rows, stored, matrices, strict=True)])}
         zd = float(record.config.zero_division)
         results = [fuzzy_match(p, t, m, tau=tau, zero_division=zd)
                    for (p, t, _), m in zip(stored, matrices, strict=True)]
         out = [SelectionRow.model_validate({"id": r.id, **res.to_dict()})
                for r, res in zip(rows, results, strict=True)]
-        return out, {"tau": tau, **aggregate_fuzzy(results, zero_division=zd).to_dict()}
+        return out, {"tau": tau, **aggregate_fuzzy(results, zero_division=zd).to_dict(),
+                     **extra}
 
     def matrices(self, row: SelectionRow) -> list[HeatmapView]:
         """The item's one similarity matrix (none when the row did not store it)."""

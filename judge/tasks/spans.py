@@ -36,6 +36,7 @@ from judge.tasks.matching import (
     stored_matrix,
     work_units,
 )
+from judge.tasks.overrides import Applied, apply, summary
 from judge.tasks.selection import query_of
 from judge.tasks.spanrows import (
     Group,
@@ -55,6 +56,7 @@ from metrics.spans import Span, as_span, by_type
 if TYPE_CHECKING:
     from judge.judges.base import Judge, JudgeContext
     from judge.record.runrecord import RunRecord
+    from judge.tasks.overrides import HumanOverrides
 
 def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     """A list of spans ``{start, end, type, text}`` (CSV/TSV: a JSON array in the cell),
@@ -133,9 +135,17 @@ class SpansTask(Task[SpansRow]):
             raise InputError("task 'spans' needs a judge", field="judge")
         groups = _groups(items)
         judged = await judge_groups(_pairs(groups), [items[g.item].id for g in groups],
-                                    judge, ctx, params.tau)
+                                    judge, ctx, params.tau, params.overrides)
         judged.accounting["span_pairs_exact"] = sum(len(g.exact) for g in groups)
         return judged
+
+    def pair_groups(self, items: Sequence[Item]) -> list[tuple[str, Sequence[str],
+                                                               Sequence[str]]]:
+        """Per (item, type): the item's id and the texts of the spans left after exact-offset
+        matching (what the judge scores)."""
+        groups = _groups(items)
+        return [(items[g.item].id, p, t) for g, (p, t) in zip(groups, _pairs(groups),
+                                                              strict=True)]
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[list[SpansRow], dict[str, Any]]:
@@ -172,10 +182,12 @@ class SpansTask(Task[SpansRow]):
         return lambda idx: span_metrics([per_row[i] for i in idx])
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
-                quorum: int | None = None) -> tuple[list[SpansRow], dict[str, Any]] | None:
+                quorum: int | None = None, overrides: HumanOverrides | None = None,
+                ) -> tuple[list[SpansRow], dict[str, Any]] | None:
         """Re-match the stored per-type matrices at τ; for a panel run, first re-vote the
-        members' stored verdicts with ``rule``/``quorum`` (None = the run's). None when the
-        rows do not store their types.
+        members' stored verdicts with ``rule``/``quorum`` (None = the run's); then put the
+        human ``overrides`` in (counts: ``metrics["overrides"]``). None when the rows do not
+        store their types.
 
         Raises:
             InputError: a row that is not a spans row, or stores no types while the first one
@@ -193,6 +205,7 @@ class SpansTask(Task[SpansRow]):
                           if judge is not None and panel else ({}, False))
         zd = float(record.config.zero_division)
         out = []
+        counts = Applied()
         for r in rows:
             types = []
             for t in types_of(r):
@@ -201,13 +214,17 @@ class SpansTask(Task[SpansRow]):
                 m = (revoted_matrix(t.pred, t.truth, r.id if scoped else None, scores,
                                     members, vote, quorum or 1, tau)
                      if panel else stored_matrix(t.scores, len(t.pred), len(t.truth)))
+                if overrides is not None:
+                    apply(m, t.pred, t.truth, r.id, overrides, tau, counts)
                 full = full_matrix(g, m[np.ix_(g.rest_p, g.rest_t)])
                 ids = {(i, j): record.judge_id for i in g.rest_p for j in g.rest_t}
                 types.append(type_row(g, full, tau, zd, ids))
             meta = {k: v for k, v in (("id", r.id), ("source", r.source), ("query", r.query))
                     if r.has(k)}  # as the row has them
             out.append(item_row(meta, types, zd))
-        return out, dataset_summary(out, tau, zd)
+        extra = {"overrides": summary(overrides, counts.overridden, counts.exact,
+                                      counts.flipped, tau)} if overrides is not None else {}
+        return out, {**dataset_summary(out, tau, zd), **extra}
 
     def matrices(self, row: SpansRow) -> list[HeatmapView]:
         """One heatmap per entity type (label = the type), rows = predicted span texts."""

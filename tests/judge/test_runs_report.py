@@ -284,6 +284,7 @@ def test_report_data_of_a_selection_record() -> None:
     # Audit trail 0.65; the failed Audit ↔ Budget verdict; b's prediction and both gold unmatched
     assert d["queues"] == {"near": [[0, 0, 1, 1], [1, 0, 0, 0]], "disagree": [],
                            "failures": [[1, 0, 0, 1]], "asymmetric": [], "unstable": [],
+                           "human_ne_judge": [],
                            "unmatched_pred": [[1, 0, 0]],
                            "unmatched_truth": [[1, 0, 0], [1, 0, 1]]}
     assert report_data(selection_record(), near=0.04)["queues"]["near"] == []  # 0.05 away
@@ -387,7 +388,7 @@ def test_queues_cover_every_labelled_heatmap(monkeypatch: pytest.MonkeyPatch) ->
     assert (loc["label"], loc["exact"], loc["matched"]) == ("LOC", [[0, 0]], [])
     # PER: Ann ↔ Anne 0.72 within 0.1 of τ; LOC: Rome ↔ Paris failed and Rome is unmatched
     assert d["queues"] == {"near": [[0, 0, 0, 0]], "disagree": [], "failures": [[0, 1, 1, 0]],
-                           "asymmetric": [], "unstable": [],
+                           "asymmetric": [], "unstable": [], "human_ne_judge": [],
                            "unmatched_pred": [[0, 1, 1]], "unmatched_truth": []}
     md = render_markdown(rec).splitlines()
     for line in ("- s1 [PER]: 'Ann' ↔ 'Anne' (0.72)", "- s1 [LOC]: 'Rome' ↔ 'Paris' (0.30)",

@@ -1,0 +1,121 @@
+"""The audit page's layout in headless Chromium: no sideways overflow with long CJK and URL
+strings at 1280 and 800 px, and a blind page without the metrics table, the judge accounting
+or the queues (all judge-derived; they used to show empty and counting 0).
+
+Skipped where selenium, chromium or chromedriver is missing (:mod:`tests.browser`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judge.cli import app
+from tests.browser import (
+    browser,  # noqa: F401 (browser: a fixture)
+    driver,
+)
+
+runner = CliRunner()
+CJK = "这是一个非常长的中文字符串没有任何空格用来测试页面是否会横向溢出" * 4  # 128 chars, no break
+URL = "https://example.com/" + "a-very-long-path-segment/" * 12 + "?q=" + "x" * 80
+
+
+def _run(tmp_path: Path) -> Path:
+    rows = [{"id": "long-" + "编号" * 30, "query": URL + " " + CJK,
+             "pred": [CJK, URL, "短"], "truth": [CJK + "！", URL + "&y=1", "short"]},
+            {"id": "b", "pred": ["苹果"], "truth": ["apple " + URL]}]
+    data = tmp_path / "long.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    res = runner.invoke(app, ["eval", str(data), "--judge", "lexical", "--bootstrap", "0",
+                              "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    return tmp_path / "run"
+
+
+WIDTHS = """return [document.documentElement.scrollWidth, window.innerWidth,
+  document.getElementById('detail').scrollWidth, document.getElementById('detail').clientWidth]"""
+
+
+@pytest.mark.usefixtures("browser")
+def test_no_sideways_overflow_at_1280_and_800_px(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    d = driver()
+    try:
+        d.get((run / "report.html").as_uri())
+        for width in (1280, 800):
+            d.set_window_size(width, 800)
+            time.sleep(0.4)
+            # the detail panel filled with the longest pair (the first cell of item 0)
+            d.execute_script("document.getElementById('item-0').scrollIntoView();")
+            time.sleep(0.3)
+            d.execute_script("document.querySelector('rect.cell[data-item=\"0\"]')"
+                             ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+            time.sleep(0.2)
+            assert CJK in d.find_element("id", "detail-body").text.replace("\n", "")
+            page, inner, panel, panel_box = d.execute_script(WIDTHS)
+            assert page <= inner, (width, page, inner)
+            # the panel itself: no content wider than its box (before: 601 px in 429)
+            assert panel <= panel_box, (width, panel, panel_box)
+    finally:
+        d.quit()
+
+
+@pytest.mark.usefixtures("browser")
+def test_blind_page_shows_no_metrics_and_no_queues(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    res = runner.invoke(app, ["audit", str(run), "--blind", "--out", str(tmp_path / "b.html")])
+    assert res.exit_code == 0, res.output
+    d = driver()
+    try:
+        d.get((tmp_path / "b.html").as_uri())
+        time.sleep(0.5)
+        shown = d.execute_script("""return {
+            headings: Array.from(document.querySelectorAll('#summary h4')).map(h => h.textContent),
+            metricRows: document.querySelectorAll('#summary tr[data-metric]').length,
+            tabs: Array.from(document.querySelectorAll('#tabs .tab')).map(t => t.textContent),
+            accounting: !!document.getElementById('accounting'),
+            cells: document.querySelectorAll('rect.cell').length,
+            banner: !document.getElementById('blind-banner').classList.contains('hidden')}""")
+    finally:
+        d.quit()
+    assert shown["headings"] == ["Judges"]  # no "Metrics"
+    assert shown["metricRows"] == 0 and shown["tabs"] == [] and not shown["accounting"]
+    assert shown["banner"] and shown["cells"] > 0  # still a page to label on
+
+
+@pytest.mark.usefixtures("browser")
+def test_the_normal_page_keeps_metrics_and_queues(tmp_path: Path) -> None:
+    """The counterpart: the same run's own page has them."""
+    run = _run(tmp_path)
+    d = driver()
+    try:
+        d.get((run / "report.html").as_uri())
+        time.sleep(0.5)
+        headings = d.execute_script(
+            "return Array.from(document.querySelectorAll('#summary h4')).map(h => h.textContent)")
+        tabs = d.execute_script(
+            "return Array.from(document.querySelectorAll('#tabs .tab')).map(t => t.dataset.q)")
+    finally:
+        d.quit()
+    assert headings == ["Judges", "Metrics"]
+    assert tabs == ["all", "near", "disagree", "failures", "unmatched_pred", "unmatched_truth"]
+
+
+def test_pages_name_cjk_fonts() -> None:
+    """Chinese renders with an installed CJK font (Debian: fonts-noto-cjk, fonts-wqy-zenhei)
+    whichever the system's default sans is: the pages' font lists name them."""
+    from importlib import resources
+
+    for pkg, name in (("judge.runs", "report.html.jinja"), ("judge.review", "review.css")):
+        css = (resources.files(pkg) / name).read_text("utf-8")
+        body = css[css.index("body{"):].split("}", 1)[0]
+        for font in ('"Noto Sans CJK SC"', '"WenQuanYi Zen Hei"', '"Microsoft YaHei"',
+                     '"PingFang SC"'):
+            assert font in body, (name, font)
+        assert body.index(font) < body.index("sans-serif")
