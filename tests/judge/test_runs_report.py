@@ -12,7 +12,6 @@ found (the ``browser`` fixture).
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -186,8 +185,7 @@ def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-unt
                               "final_answer", "--truth-field", "ground_truth", "--id-field",
                               "run,doc_id", "--cache-dir", tmp_path / "c"]
     _eval(*args, "--judge", "local", "--out", tmp_path / "run", "--bootstrap", "100")
-    shot = (REPO / "docs" / "report.png" if os.environ.get("SIMJUDGE_UPDATE_SCREENSHOT")
-            else tmp_path / "report.png")
+    shot = tmp_path / "report.png"  # docs/report.png is taken by scripts/screenshot_report.py
     _overrides_roundtrip(tmp_path, tmp_path / "run", args, shot)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
