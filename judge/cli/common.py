@@ -153,3 +153,4 @@ def report_cache(summary: dict[str, Any], run: Any) -> bool:
               f"stored {refused.get('stored')} answer(s) of this run; {where}",
               highlight=False, markup=False, soft_wrap=True)
     return True
+
