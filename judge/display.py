@@ -134,8 +134,8 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge eval --dry-run`` prints for a
     :func:`judge.pipeline.dryrun.dry_run`
     result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
-    cached, to call, estimated prompt/completion tokens, estimated USD with its price date)
-    and the total."""
+    cached, to call, estimated prompt/completion tokens, estimated USD with its price date),
+    the total, and one line per judge whose API key is not set (the run would refuse)."""
     head = (f"simjudge eval --dry-run — {result.get('task')}, {result.get('items')} items, "
             f"{num(result.get('pairs'))} distinct pairs to judge; nothing called, nothing "
             "written")
@@ -154,7 +154,10 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
                           else f"{total:.4f} USD")
             + (" at the Batch API's half price" if result.get("batch_api") else "")
             + " — tokens estimated from the rendered prompts (see judge/judges/llm/costs.py)")
-    return [Text(head, style="bold"), t, Text(foot, style="dim")]
+    keys = [Text(f"{r['judge']}: {r['missing_key']} is not set: the run itself would refuse "
+                 "to start (exit 2); set it first", style="bold yellow")
+            for r in result.get("judges") or [] if r.get("missing_key")]
+    return [Text(head, style="bold"), t, Text(foot, style="dim"), *keys]
 
 
 def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:

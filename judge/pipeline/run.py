@@ -22,6 +22,7 @@ from judge.cache import JudgeCache
 from judge.errors import InputError, RunInterrupted
 from judge.items import Item, check_items
 from judge.judges.base import Judge
+from judge.judges.keys import keys_optional
 from judge.pipeline.checks import check_judge_use, check_max_chars, check_min, parse_probe
 from judge.pipeline.config import EvalConfig
 from judge.pipeline.evaluate import ProgressFactory, check_probes, evaluate_judged, with_tau_cis
@@ -230,7 +231,8 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     check_min("bootstrap", config.bootstrap, 0, " (0 = no CIs)")
     swap = parse_probe(list(config.probes))
     check_min("repeats", config.repeats, 1)
-    judge, tau, calibration = build_judge(config, task, options)
+    with keys_optional(config.dry_run):  # a dry run calls nothing: it needs no API key
+        judge, tau, calibration = build_judge(config, task, options)
     samples = None
     if calibration is not None and config.tau_from is not None:
         samples = tau_samples(config.tau_from, calibration["judge"])
