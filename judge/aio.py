@@ -7,12 +7,17 @@ repr includes its *result*. For a run's verdicts and matrices that is tens of MB
 for 100,000 verdicts here (0.0006 s for a result of ``None``), ~64 s at 1M pairs (measured;
 ``benchmarks/bench_eval.py`` has a row that catches it). :func:`run` keeps the result out of the
 task, so the task's repr is short whatever the result.
+
+:func:`off_loop` awaits blocking work in a daemon thread, so that a cancelled run (Ctrl-C)
+stops at once instead of when the work ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -37,3 +42,40 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
     asyncio.run(main())
     return box[0]
+
+
+async def off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a new daemon thread, awaited without blocking the event loop.
+
+    Unlike ``asyncio.to_thread`` (the loop's default executor, which ``asyncio.run`` waits
+    for when it ends), a cancelled caller returns at once and nothing waits for the thread:
+    it finishes its work unheard, or ends with the process. So Ctrl-C during a long encoder
+    batch (the first one takes seconds: the encoder warms up) stops the run promptly.
+
+    Args:
+        fn: a callable safe to run off the event loop's thread.
+        args: its positional arguments.
+
+    Returns:
+        What ``fn`` returned; what it raised is raised here.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def deliver(setter: Callable[[Any], None], value: Any) -> None:
+        def settle() -> None:
+            if not done.done():  # a cancelled waiter has moved on
+                setter(value)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the run was stopped
+            loop.call_soon_threadsafe(settle)
+
+    def work() -> None:
+        try:
+            result = fn(*args)
+        except BaseException as exc:  # handed to the awaiting coroutine
+            deliver(done.set_exception, exc)
+        else:
+            deliver(done.set_result, result)
+
+    threading.Thread(target=work, name="simjudge-encoder", daemon=True).start()
+    return await done

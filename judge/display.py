@@ -134,8 +134,8 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge eval --dry-run`` prints for a
     :func:`judge.pipeline.dryrun.dry_run`
     result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
-    cached, to call, estimated prompt/completion tokens, estimated USD with its price date)
-    and the total."""
+    cached, to call, estimated prompt/completion tokens, estimated USD with its price date),
+    the total, and one line per judge whose API key is not set (the run would refuse)."""
     head = (f"simjudge eval --dry-run — {result.get('task')}, {result.get('items')} items, "
             f"{num(result.get('pairs'))} distinct pairs to judge; nothing called, nothing "
             "written")
@@ -154,7 +154,10 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
                           else f"{total:.4f} USD")
             + (" at the Batch API's half price" if result.get("batch_api") else "")
             + " — tokens estimated from the rendered prompts (see judge/judges/llm/costs.py)")
-    return [Text(head, style="bold"), t, Text(foot, style="dim")]
+    keys = [Text(f"{r['judge']}: {r['missing_key']} is not set: the run itself would refuse "
+                 "to start (exit 2); set it first", style="bold yellow")
+            for r in result.get("judges") or [] if r.get("missing_key")]
+    return [Text(head, style="bold"), t, Text(foot, style="dim"), *keys]
 
 
 def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
@@ -353,19 +356,56 @@ def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     return out
 
 
+def calibrate_failures(result: Mapping[str, Any]) -> list[RenderableType]:
+    """One bold line per judge of a calibration whose calls failed for some labelled pairs:
+    ``JUDGE: judge calls FAILED for N of M labelled pairs (outcome counts); first error: …``,
+    then whether its statistics use the scored pairs only or, when no call succeeded, that
+    nothing is reported for it. ``simjudge calibrate`` prints them before its table."""
+    lab = result.get("labels") or {}
+    out: list[RenderableType] = []
+    for jid, r in result["judges"].items():
+        failed = {o: n for o, n in (r.get("outcomes") or {}).items() if o != "ok" and n}
+        if not failed:
+            continue
+        first = f"; first error: {r['first_error']}" if r.get("first_error") else ""
+        uses = (f"its statistics below use the {num(r.get('pairs_scored'))} scored pairs only"
+                if (r.get("outcomes") or {}).get("ok") else
+                "no call succeeded: no statistic of this judge is reported (the "
+                f"{num(r.get('pairs_scored'))} pairs scored are exact matches, 1.0 without "
+                "a call)")
+        out.append(Text(f"{jid}: judge calls FAILED for {num(r.get('pairs_without_verdict'))} "
+                        f"of {num(lab.get('pairs'))} labelled pairs ({_counts(failed)}){first}; "
+                        f"{uses}", style="bold red"))
+    return out
+
+
+def failed_calls_lines(result: Mapping[str, Any]) -> list[str]:
+    """``simjudge calibrate``'s closing stderr line per judge whose calls failed: its pairs
+    without a score (the details are above its table and in calibration.json)."""
+    return [f"simjudge: {jid}: {r.get('pairs_without_verdict') or 0} labelled pair(s) have no "
+            "score: their judge calls failed (see 'outcomes' and 'first_error' in "
+            "calibration.json; a rerun retries them)" for jid, r in result["judges"].items()
+            if any(n for o, n in (r.get("outcomes") or {}).items() if o != "ok")]
+
+
 def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[RenderableType]:
     """The renderables ``simjudge calibrate`` prints for a :func:`judge.calibration.calibrate.
-    run_calibration` result: one column per judge, one row per statistic — pairs scored and
-    pairs without a score, ROC-AUC, PR-AUC, Spearman, τ and the objective at τ with their
-    bootstrap 95 % CIs, the k-fold cross-validated objective — then one line per judge that
-    had failures (outcomes, early stop: its statistics use the scored pairs only) or whose τ
-    is undefined. Statistics as rows keep the table within 80 columns for two or three
-    judges (long judge ids fold)."""
+    run_calibration` result: a warning when the labels are below the minimum
+    (:mod:`judge.calibration.adequacy`) and one line per judge whose calls failed
+    (:func:`calibrate_failures`); then one column per judge, one row per statistic — pairs
+    scored and pairs without a score, ROC-AUC, PR-AUC, Spearman, τ and the objective at τ with
+    their bootstrap 95 % CIs, the k-fold cross-validated objective — then one line per judge
+    stopped early or whose τ is undefined. Statistics as rows keep the table within 80
+    columns for two or three judges (long judge ids fold)."""
     lab = result.get("labels") or {}
     judges: Mapping[str, Mapping[str, Any]] = result["judges"]
     out: list[RenderableType] = [Text(
         f"simjudge calibrate — {num(lab.get('pairs'))} pairs ({num(lab.get('positives'))} "
         f"positive), objective {objective}", style="bold")]
+    short = (lab.get("minimum") or {}).get("warning")
+    if short:  # too few labels (judge.calibration.adequacy)
+        out.append(Text(f"warning: {short}", style="bold yellow"))
+    out.extend(calibrate_failures(result))  # first: a dead judge must not read as a weak one
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     t.add_column("statistic", no_wrap=True)
     for jid in judges:
@@ -399,12 +439,6 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
     row("CV pooled", lambda r: num((r.get("cross_validation") or {}).get("pooled"), 3))
     out.append(t)
     for jid, r in judges.items():
-        failed = {o: n for o, n in (r.get("outcomes") or {}).items() if o != "ok" and n}
-        if failed:
-            first = f"; first error: {r['first_error']}" if r.get("first_error") else ""
-            out.append(Text(f"{jid}: {num(sum(failed.values()))} judged pair(s) failed "
-                            f"({_counts(failed)}): its statistics use the "
-                            f"{num(r.get('pairs_scored'))} scored pairs only{first}"))
         for stop in r.get("stopped_early") or []:
             out.append(Text(f"{jid}: stopped early: {stop.get('reason')}"))
         st = r.get("stratified")

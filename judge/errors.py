@@ -66,3 +66,37 @@ class CacheRefusedWarning(UserWarning):
     """The judge-call cache refused a write (disk full, file size limit, I/O error) mid-run: the
     answers are kept in memory, served to the rest of the run, and written into the run
     (``unstored_answers.jsonl``; :meth:`judge.cache.JudgeCache.set`)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped an evaluation while it judged, scored or wrote: no run
+    directory was written (:func:`judge.record.atomic.atomic_dir` removes its temporary one),
+    and every judge answer completed before the interrupt is in the cache, so a rerun reuses
+    them. A :class:`KeyboardInterrupt`, so code that handles that still does.
+
+    Args:
+        stored: answers this run stored in the cache (:attr:`judge.cache.JudgeCache.stored`).
+        cache_dir: the cache directory, as text.
+        mode: the cache mode (only ``read-write`` stores answers).
+        lost: answers a full disk refused and still refuses (held in memory, now lost).
+    """
+
+    def __init__(self, stored: int, cache_dir: str, mode: str, lost: int = 0) -> None:
+        self.stored = stored
+        self.cache_dir = cache_dir
+        self.mode = mode
+        self.lost = lost
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        """The one line ``simjudge eval`` prints: what was stopped and what was kept."""
+        if self.mode != "read-write":
+            kept = f"the cache ({self.mode} mode) stored no answer of this run"
+        elif self.stored:
+            kept = (f"the {self.stored:,} judge answer(s) completed before it are kept in the "
+                    f"cache {self.cache_dir}: a rerun reuses them")
+        else:
+            kept = "no judge answer had completed yet"
+        if self.lost:
+            kept += f"; {self.lost:,} answer(s) the full disk refused are lost"
+        return f"interrupted: no run directory written; {kept}"

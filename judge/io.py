@@ -58,6 +58,14 @@ def file_sha256(path: str | Path) -> str:
 
 
 def _format_of(path: Path) -> str:
+    if str(path) == "-":
+        raise InputError("reading from stdin ('-') is not supported: a run records its input "
+                         "file (path and sha256) so that rescore and export can read it "
+                         "again; save the data to a .jsonl file first", path)
+    if path.is_dir():
+        raise InputError("is a directory, not a data file: give a .jsonl, .csv or .tsv file "
+                         "(a BFCL result folder is read with --task function-call --format "
+                         "bfcl)", path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
         return "jsonl"
@@ -267,7 +275,9 @@ def read_records(path: str | Path) -> list[Record]:
     strings.
 
     Raises:
-        InputError: unreadable file, not UTF-8, unknown extension, malformed JSON, JSON nested
+        InputError: ``-`` (stdin: not supported, said so), a directory, a JSON array or a
+            multi-line JSON object instead of JSONL (said so), unreadable file, not UTF-8,
+            unknown extension, malformed JSON, JSON nested
             deeper than :data:`MAX_NESTING`, an integer over 4,300 digits, a lone surrogate, a
             line that is not an object, or a CSV row with the wrong number of cells — each
             with file and line (and field when known).
@@ -280,6 +290,8 @@ def read_records(path: str | Path) -> list[Record]:
         for lineno, line in enumerate(split_jsonl(text), start=1):
             if not line.strip():
                 continue
+            if not records:
+                _not_one_document(text, line, p, lineno)
             obj = loads(line, p, lineno)
             if not isinstance(obj, dict):
                 raise InputError(f"expected a JSON object, got {type(obj).__name__}", p, lineno)
@@ -316,6 +328,32 @@ def read_records(path: str | Path) -> list[Record]:
 
 
 _CSV_FIELD_LIMIT = 2**31 - 1
+
+
+def _not_one_document(text: str, first: str, path: Path, line: int) -> None:
+    """Refuse a ``.json``/``.jsonl`` file that is one JSON document — an array of records, or
+    one object spread over several lines — rather than JSONL, saying so (its first line alone
+    would be "malformed JSON"). JSONL is kept as the one format: its records have line numbers
+    for every error message, and a stream of them is what every tool writes.
+
+    Raises:
+        InputError: the file parses as one JSON array, or as one object over several lines.
+    """
+    head = first.lstrip()[:1]
+    if head not in ("[", "{") or (head == "{" and text.strip() == first.strip()):
+        return
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return  # not one document: the line's own error follows
+    out = path.with_name(path.stem + ("-lines" if path.suffix == ".jsonl" else "") + ".jsonl")
+    if isinstance(doc, list):
+        raise InputError(f"is a JSON array (of {len(doc):,} elements), not JSONL: expected one "
+                         f"JSON object per line; convert it with: jq -c '.[]' {path} > {out}",
+                         path, line)
+    if isinstance(doc, dict) and len(text.strip().split("\n")) > 1:
+        raise InputError("is one JSON object over several lines, not JSONL: expected one JSON "
+                         f"object per line; convert it with: jq -c . {path} > {out}", path, line)
 
 
 def parse_where(clauses: Sequence[str]) -> list[tuple[str, str]]:

@@ -137,7 +137,7 @@ def items_from_records(records: Sequence[Record], extractors: tuple[Extractor, E
         g: Record | None = r if gold is None else gold.get(rid)
         if g is None:
             raise r.error(f"id {rid!r} has no gold record in {gold_path}", id_name)
-        pred, truth = get_pred(r, pf), get_truth(g, tf)
+        pred, truth = _extract(get_pred, r, pf, "prediction"), _extract(get_truth, g, tf, "gold")
         io.check_string_sizes(pred, max_chars, r.path, r.line, pf)
         io.check_string_sizes(truth, max_chars, g.path, g.line, tf)
         query = r.data.get("query", "")
@@ -148,6 +148,18 @@ def items_from_records(records: Sequence[Record], extractors: tuple[Extractor, E
             raise g.error(f"id {rid!r} has no prediction record in {records[0].path}"
                           if records else f"id {rid!r} has no prediction record", id_name)
     return items
+
+
+def _extract(get: Extractor, record: Record, field: str, side: str) -> Any:
+    """``get(record, field)``; a missing field's error also names the flag that chooses the
+    field (``--pred-field`` / ``--truth-field``) after the fields the record has."""
+    try:
+        return get(record, field)
+    except InputError as exc:
+        if field in record.data or not exc.message.startswith("missing (fields present"):
+            raise
+        flag = "--pred-field" if side == "prediction" else "--truth-field"
+        raise record.error(f"{exc.message}; name the {side} field with {flag}", field) from None
 
 
 def _index_by_id(records: Sequence[Record], id_fields: Sequence[str],

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judge.cache import JudgeCache
+from judge.calibration.adequacy import failure_note, label_shortfall, tie_note
 from judge.calibration.labels import LabelSet
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.judges.base import Judge
@@ -86,9 +87,9 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         ``(report, sweep)``: the JSON-ready report and the full sweep arrays (for
         ``curve.csv`` and plots). When every scored pair has the same score no threshold
         separates anything: the report says so (``tau`` None, ROC-AUC 0.5) and ``sweep`` is
-        None. When the judge's failures (outcomes other than ``ok``) left it scored pairs of
-        one class only, or none, ROC-AUC, PR-AUC, the correlations and ``tau`` are None and
-        ``note`` says why; the other judges are calibrated as usual.
+        None. When failures (outcomes other than ``ok``) left it scored pairs of one class
+        only, none, or exact ones only (:mod:`judge.calibration.adequacy`), ROC-AUC, PR-AUC,
+        the correlations and ``tau`` are None and ``note`` says why.
     """
     valid = ~np.isnan(js.scores)
     s = js.scores[valid]
@@ -97,16 +98,15 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
     base: dict[str, Any] = {
         "judge": js.describe,
         "pairs_scored": int(valid.sum()), "pairs_without_verdict": int((~valid).sum()),
-        "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
+        "pairs_exact": js.exact, "judge_calls": js.judge_calls, "cache_hits": js.cache_hits,
         "outcomes": js.outcomes, "first_error": js.first_error,
-        "stopped_early": js.stopped_early, "objective": objective,
-    }
-    if y.all() or not y.any():
-        # the labels hold both classes (checked when they were read): the judge's failures
-        # left it pairs of one class only (or none) — reported, not fatal for the others
+        "stopped_early": js.stopped_early, "objective": objective}
+    dead = failure_note(js.outcomes, int(valid.sum()))  # only exact pairs scored
+    if dead is not None or y.all() or not y.any():
+        # failures left it pairs of one class (or none; the labels hold both) or exact ones only
         return {**base, "roc_auc": None, "pr_auc": None, "spearman": None, "pearson": None,
-                "tau": None, "note": f"the {int(valid.sum())} pairs it scored are of one class "
-                "or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
+                "tau": None, "note": dead or f"the {int(valid.sum())} pairs it scored are of "
+                "one class or none: ROC-AUC and τ are undefined (see its failed pairs)"}, None
     weights = None
     if population is not None:  # its sample: the labelled pairs this judge scored
         if not np.array_equal(population.design.labelled, np.flatnonzero(valid)):
@@ -118,8 +118,8 @@ def calibrate_judge(js: JudgeScores, labels: LabelSet, objective: str = "f1",
         "spearman": finite_or_none(spearman(s, raw)), "pearson": finite_or_none(pearson(s, raw)),
     })
     if np.unique(s).size < 2:
-        return {**base, "tau": None, "note": f"every scored pair has the score {float(s[0]):g}: no "
-                "threshold separates anything (the judge cannot discriminate these pairs)"}, None
+        return {**base, "tau": None, "note": tie_note(float(s[0]), js.outcomes, (~valid).sum())
+                }, None
     sweep = sweep_arrays(s, y, weights=weights)
     i = best_index(sweep[objective])
     tau = float(sweep["tau"][i])
@@ -282,7 +282,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                    "rows": labels.rows, "min_annotators": labels.min_annotators,
                    "max_annotators": labels.max_annotators,
                    "inter_annotator_alpha": finite_or_none(labels.alpha) if labels.alpha is not None
-                   else None},
+                   else None, "minimum": label_shortfall(len(labels.pairs), labels.positives)},
         "objective": objective, "rule": "a pair is predicted 'same' when score > tau; "
         "candidates are midpoints between consecutive distinct scores; ties go to the larger tau",
         "judges": reports,

@@ -42,6 +42,8 @@ class JudgeScores:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    exact: int = 0
+    """Pairs equal after normalisation: scored 1.0 by that rule, without a judge call."""
     member_verdicts: list[dict[str, Any]] = field(default_factory=list)
     """A panel's (or :class:`judge.probes.repeat.Repeats`') member verdict rows
     (``ctx.panel.member_verdicts``); empty for a single judge."""
@@ -77,7 +79,7 @@ async def _score_pairs_async(all_pairs: Sequence[tuple[str, str]], judge: Judge,
     return JudgeScores(judge.id, scores, rationales, ctx.stats.judge_calls,
                        ctx.stats.cache_hits, judge.describe(), dict(outcomes), first_error,
                        stops, ctx.stats.tokens_in, ctx.stats.tokens_out, ctx.stats.cost_usd,
-                       list(ctx.panel.member_verdicts))
+                       n - sum(map(len, todo.values())), list(ctx.panel.member_verdicts))
 
 
 def score_pairs(pairs: Sequence[tuple[str, str]], judge: Judge, cache: JudgeCache,

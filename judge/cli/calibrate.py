@@ -12,13 +12,7 @@ import typer
 from judge.cli import labelopts as lo
 from judge.cli import options as o
 from judge.cli.calcheck import check_options, run_check
-from judge.cli.common import (
-    fail,
-    fail_storage,
-    out,
-    progress,
-    say,
-)
+from judge.cli.common import err, fail, fail_storage, out, progress, say
 from judge.errors import CacheMissError, InputError
 from judge.pipeline.checks import check_cache_mode, check_max_chars
 
@@ -119,16 +113,18 @@ def calibrate_command(
         fail(exc)
     except OSError as exc:  # disk full / size limit while writing the cache or the output
         fail_storage(exc)
-    from judge.display import calibrate_summary, print_all
+    from judge.display import calibrate_summary, failed_calls_lines, print_all
 
     print_all(out, calibrate_summary(result, objective))
     say(f"calibration written to {target}")
     if (result.get("suggestions") or {}).get("written"):
         say(f"label them: simjudge audit {target / 'suggestions'} (--blind hides the judge), "
             "then simjudge labels merge LABELS EXPORT.jsonl -o NEW.jsonl and calibrate again")
-    if any(n for r in result["judges"].values()
-           for o_, n in (r.get("outcomes") or {}).items() if o_ != "ok"):
-        raise typer.Exit(1)  # like eval: some judge calls failed (named above)
+    failed = failed_calls_lines(result)
+    for line in failed:
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
+    if failed:  # like eval: some judge calls failed (named above the table too)
+        raise typer.Exit(1)
 
 
 def _active(pool: Path | None, suggest: int, strata: int, target_loss: float, labels: Any,

@@ -2,7 +2,7 @@
 the report of judges stopped early. The judge options live in :mod:`judge.cli.options`.
 
 Exit statuses: 2 for bad input (one line ``simjudge: error: FILE:LINE: field 'x': …``), 1 when
-the disk refused a write or some judge calls failed, 0 otherwise.
+the disk refused a write or some judge calls failed, 130 on Ctrl-C, 0 otherwise.
 """
 
 from __future__ import annotations
@@ -34,6 +34,18 @@ def fail_storage(exc: OSError) -> NoReturn:
 
     typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
     raise typer.Exit(1)
+
+
+def interrupted(exc: BaseException) -> NoReturn:
+    """Ctrl-C (SIGINT): one line on stderr — what was stopped and what the cache kept
+    (:class:`judge.errors.RunInterrupted`), or that nothing was judged yet — and exit status
+    130 (128 + SIGINT, the shells' convention)."""
+    from judge.errors import RunInterrupted
+
+    text = (exc.message() if isinstance(exc, RunInterrupted)
+            else "interrupted before any judge call; nothing written")
+    typer.echo(f"simjudge: {text}", err=True)
+    raise typer.Exit(130)
 
 
 def say(text: str) -> None:
@@ -141,3 +153,4 @@ def report_cache(summary: dict[str, Any], run: Any) -> bool:
               f"stored {refused.get('stored')} answer(s) of this run; {where}",
               highlight=False, markup=False, soft_wrap=True)
     return True
+

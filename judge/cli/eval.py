@@ -14,6 +14,7 @@ from judge.cli.common import (
     err,
     fail,
     fail_storage,
+    interrupted,
     progress,
     report_cache,
     report_stops,
@@ -97,17 +98,19 @@ def eval_command(
     outcomes are recorded in the run), a remote judge stopped early after --stop-after
     consecutive fatal errors (one line on stderr; its unsent pairs are "not attempted",
     retried by a rerun) or the disk refused a write (cached answers are kept); 2 on bad input,
-    also an --out that cannot be written — all checked before any judge call.
+    also an --out that cannot be written — all checked before any judge call; 130 on Ctrl-C
+    (SIGINT: judging stops within about a second, one line says what the cache kept, no run
+    directory is written).
 
     Items are identified by --id-field, by default by the data's 'id' field when the records
     carry it; with --gold, predictions and gold are joined on it one-to-one (missing, extra or
     duplicate ids are errors), and files without ids are paired by position only when their
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
-    from judge.cli.evalrun import read_overrides, run_eval
-    from judge.pipeline.config import EvalConfig
-
     try:
+        from judge.cli.evalrun import read_overrides, run_eval
+        from judge.pipeline.config import EvalConfig
+
         check_cache_mode(cache_mode)
         check_max_chars(max_chars)
         config = EvalConfig(
@@ -135,6 +138,8 @@ def eval_command(
         raise typer.Exit(1) from None
     except OSError as exc:  # disk full / size limit while writing the cache or the run
         fail_storage(exc)
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line, exit 130, nothing half-written
+        interrupted(exc)
     from judge.cli.common import out
     from judge.display import dry_run_summary, eval_summary, print_all
 

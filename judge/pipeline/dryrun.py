@@ -58,7 +58,9 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
     Returns:
         ``{"task", "items", "pairs" (distinct pairs to judge), "judges": [{"judge", "model",
         "requests", "cached", "to_call", "tokens_in", "tokens_out", "usd" (None: unpriced or no
-        LLM calls), "price_as_of", "llm"}], "usd_total" (None when some judge is unpriced),
+        LLM calls), "price_as_of", "llm", "missing_key" (the unset API-key variable the run
+        would need, :mod:`judge.judges.keys`, else None)}], "usd_total" (None when some judge
+        is unpriced),
         "batch_api"}``.
     """
     from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR, LLMJudge
@@ -71,7 +73,8 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
         if not isinstance(m, LLMJudge):
             rows.append({"judge": m.id, "model": None, "requests": None, "cached": None,
                          "to_call": None, "tokens_in": 0, "tokens_out": 0, "usd": None,
-                         "price_as_of": None, "llm": False})
+                         "price_as_of": None, "llm": False,
+                         "missing_key": getattr(m, "missing_key", None)})
             continue
         reqs = [r for context, ps in groups for r in m.requests_for(ps, context)]
         todo = [r for r in reqs if cache.get(r.key) is None]
@@ -84,7 +87,8 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
                      "cached": len(reqs) - len(todo), "to_call": len(todo), "tokens_in": tin,
                      "tokens_out": tout,
                      "usd": price.cost(tin, tout) * factor if price else None,
-                     "price_as_of": price.as_of if price else None, "llm": True})
+                     "price_as_of": price.as_of if price else None, "llm": True,
+                     "missing_key": getattr(m, "missing_key", None)})
     llm = [r for r in rows if r["llm"]]
     total = (sum(r["usd"] for r in llm) if all(r["usd"] is not None for r in llm) else None)
     return {"task": task.name, "items": len(items), "pairs": pairs, "judges": rows,

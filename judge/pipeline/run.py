@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from judge.cache import JudgeCache
-from judge.errors import InputError
+from judge.errors import InputError, RunInterrupted
 from judge.items import Item, check_items
 from judge.judges.base import Judge
+from judge.judges.keys import keys_optional
 from judge.pipeline.checks import check_judge_use, check_max_chars, check_min, parse_probe
 from judge.pipeline.config import EvalConfig
 from judge.pipeline.evaluate import ProgressFactory, check_probes, evaluate_judged, with_tau_cis
@@ -216,7 +217,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     from judge.pipeline.checks import check_cache_mode
     from judge.pipeline.dryrun import check_budget, dry_run
     from judge.pipeline.taufile import tau_samples
-    from judge.record.atomic import RunWriteError, prepare_out_dir
+    from judge.record.atomic import prepare_out_dir
 
     task = get_task(config.task)
     if not 0.0 <= config.tau <= 1.0:  # NaN included
@@ -231,7 +232,8 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     check_min("bootstrap", config.bootstrap, 0, " (0 = no CIs)")
     swap = parse_probe(list(config.probes))
     check_min("repeats", config.repeats, 1)
-    judge, tau, calibration = build_judge(config, task, options)
+    with keys_optional(config.dry_run):  # a dry run calls nothing: it needs no API key
+        judge, tau, calibration = build_judge(config, task, options)
     samples = None
     if calibration is not None and config.tau_from is not None:
         samples = tau_samples(config.tau_from, calibration["judge"])
@@ -255,13 +257,30 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
         prepare_out_dir(Path(config.out_dir), config.overwrite)  # before any judge call
     cache = JudgeCache(config.cache_dir, config.cache_mode)
     try:
-        record, judged = evaluate_judged(
-            items, task, judge, params, cache=cache, config_extra=extra,
-            progress_factory=progress_factory, bootstrap=config.bootstrap, seed=config.seed,
-            swap=swap, max_usd=config.max_usd, batch_api=config.batch_api,
-            run_dir=Path(config.out_dir) if config.out_dir is not None else None)
+        return _judge_and_write(config, items, task, judge, params, cache, extra, copy, swap,
+                                tau, samples, renderers, progress_factory)
+    except KeyboardInterrupt as exc:  # Ctrl-C: no run written, the finished answers cached
+        cache.flush()  # the answers a full disk refused, one more try
+        raise RunInterrupted(cache.stored, str(cache.directory), cache.mode,
+                             len(cache.unstored)) from exc
     finally:
         cache.close()
+
+
+def _judge_and_write(config: EvalConfig, items: list[Item], task: Task, judge: Judge | None,
+                     params: Params, cache: JudgeCache, extra: dict[str, Any],
+                     copy: str | None, swap: float, tau: float, samples: Any,
+                     renderers: Mapping[str, Renderer] | None,
+                     progress_factory: ProgressFactory | None
+                     ) -> tuple[RunRecord, Judged]:
+    """The part of :func:`run_judged` after every check: judge, score, write."""
+    from judge.record.atomic import RunWriteError
+
+    record, judged = evaluate_judged(
+        items, task, judge, params, cache=cache, config_extra=extra,
+        progress_factory=progress_factory, bootstrap=config.bootstrap, seed=config.seed,
+        swap=swap, max_usd=config.max_usd, batch_api=config.batch_api,
+        run_dir=Path(config.out_dir) if config.out_dir is not None else None)
     if samples:
         with_tau_cis(record, task, tau, samples, config.bootstrap, config.seed)
     if config.out_dir is not None:

@@ -55,6 +55,20 @@ def _json_arguments(text: str, what: str) -> Any:
         raise Unparseable(f"{what} are not usable JSON: {exc.message}") from None
 
 
+def seed_calls(record: io.Record, field: str) -> list[dict[str, Any]]:
+    """Seed 003's call list (:func:`judge.io.call_list`); a record without ``field`` that holds
+    OpenAI ``tool_calls`` is refused with the flag that reads it (``--format openai``).
+
+    Raises:
+        InputError: as :func:`judge.io.call_list`.
+    """
+    if field not in record.data and "tool_calls" in record.data:
+        raise record.error(f"missing; the record holds OpenAI 'tool_calls': read it with "
+                           f"--format openai (fields present: {', '.join(sorted(record.data))})",
+                           field)
+    return io.call_list(record, field)
+
+
 def openai_tool_calls(record: io.Record, field: str) -> list[dict[str, Any]]:
     """OpenAI ``tool_calls`` → seed-format calls ``{"name", "arguments": dict}``.
 

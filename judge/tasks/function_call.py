@@ -40,7 +40,7 @@ from judge.tasks.bfclscore import (
 )
 from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.fccalls import FORMATS, checkable
-from judge.tasks.fcformats import Unparseable, canonical_gold_calls, openai_tool_calls
+from judge.tasks.fcformats import Unparseable, canonical_gold_calls, openai_tool_calls, seed_calls
 from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.views import calls_view
 from metrics import fc_score_items
@@ -85,7 +85,7 @@ def load_fc_items(source: Source, options: FunctionCallOptions | None = None) ->
     records, gold_records = read_sides(source.data, gold, source.where)
     truth_field = source.truth_field or DEFAULT_FIELDS[1]
     if fmt == "seed":
-        return items_from_records(records, (io.call_list, io.call_list),
+        return items_from_records(records, (seed_calls, io.call_list),
                                   source.pred_field or DEFAULT_FIELDS[0], truth_field,
                                   source.id_fields, gold_records, max_chars=max_chars)
     def tool_calls(rec: io.Record, field: str) -> Any:

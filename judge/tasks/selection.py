@@ -56,13 +56,30 @@ def _stored(row: SelectionRow) -> tuple[list[str], list[str], list[list[float | 
     return row.pred, row.truth, row.scores
 
 
+_OTHER_TASK = {bool: "true/false answers: --task judgment",
+               str: "one text answer per item: --task generation"}
+"""The task a scalar prediction or gold value suggests, named in the error."""
+
+
+def strings(record: io.Record, field: str) -> list[str]:
+    """:func:`judge.io.string_list`; a true/false or text value (JSON) names the task it
+    suits (``--task judgment`` / ``--task generation``) in the error."""
+    try:
+        return io.string_list(record, field)
+    except InputError as exc:
+        hint = _OTHER_TASK.get(type(record.data.get(field)))
+        if hint is None or exc.field != field:
+            raise
+        raise record.error(f"{exc.message} ({hint})", field) from None
+
+
 class SelectionTask(Task[SelectionRow]):
     """Fuzzy set matching of predicted vs gold strings (seed 001)."""
 
     name = "selection"
     row_model = SelectionRow
     summary = "lists of strings matched one-to-one by a judge at τ: fuzzy P/R/F1"
-    extractors = (io.string_list, io.string_list)
+    extractors = (strings, strings)
     judge_role = "judge"
     threshold = "tau"
     needs_judge = True

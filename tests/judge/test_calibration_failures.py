@@ -5,12 +5,18 @@ the terminal table fits 80 columns."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from judge.calibration.calibrate import calibrate_judge
+from judge.calibration.labels import LabelledPair, LabelSet
+from judge.calibration.scoring import JudgeScores
 from judge.cli import app
+from judge.display import calibrate_failures
 from tests.fake_openai import closed_port
 
 runner = CliRunner()
@@ -53,7 +59,69 @@ def test_calibrate_reports_a_dead_judge_and_exits_1(tmp_path: Path,
     assert report["judges"]["lexical"]["outcomes"] == {"ok": 12}
     assert report["judges"]["lexical"]["tau"] is not None  # the other judge is calibrated
     out = res.stdout
-    assert "openai:m: 12 judged pair(s) failed (transport_error 12)" in " ".join(out.split())
-    assert "stopped early" in out and "openai:m: τ undefined — the 0 pairs it scored" in \
+    assert "openai:m: judge calls FAILED for 12 of 12 labelled pairs (transport_error 12)" in \
+        " ".join(out.split())
+    assert "stopped early" in out and "openai:m: τ undefined — no judge call succeeded" in \
         " ".join(out.split())
     assert max(len(line) for line in out.splitlines()) <= 80, out
+
+
+# Exact pairs of both classes, as in examples/am2ico_word_pairs.tsv ("TED"/"TED" 1, "RM"/"RM" 0):
+# scored 1.0 by the exact rule without a call, they alone made a dead judge read as ROC-AUC
+# 0.500 and "the judge cannot discriminate these pairs" (issue 27).
+EXACT = [("TED", "TED", 1), ("ABC", "ABC", 1), ("RM", "RM", 0), ("n", "n", 0)]
+
+
+def test_a_dead_server_is_reported_before_the_table_not_as_a_weak_judge(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"pred": p, "truth": t, "label": y},
+                                         ensure_ascii=False) + "\n"
+                              for p, t, y in EXACT + PAIRS), encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "local-test-not-a-secret")
+    monkeypatch.setenv("COLUMNS", "80")
+    port = closed_port()
+    res = runner.invoke(app, ["calibrate", str(labels), "--judge", "openai:m", "--base-url",
+                              f"http://127.0.0.1:{port}/v1", "--out", str(tmp_path / "cal"),
+                              "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "50"])
+    assert res.exit_code == 1, res.output  # some judge calls failed, as eval
+    out = res.stdout
+    flat = " ".join(out.split())
+    failure = (f"openai:m: judge calls FAILED for 12 of 16 labelled pairs (transport_error 12); "
+               f"first error: connection refused to http://127.0.0.1:{port}/v1 (after 2 "
+               "retries); no call succeeded: no statistic of this judge is reported (the 4 "
+               "pairs scored are exact matches, 1.0 without a call)")
+    assert failure in flat
+    assert out.index("FAILED") < out.index("\nstatistic ")  # before the table
+    assert "cannot discriminate" not in out and "0.500" not in out
+    assert re.search(r"^ROC-AUC +–$", out, re.M)  # no number from the 4 exact pairs
+    dead = json.loads((tmp_path / "cal" / "calibration.json").read_text())["judges"]["openai:m"]
+    assert dead["pairs_scored"] == 4 and dead["pairs_exact"] == 4
+    assert dead["roc_auc"] is None and dead["pr_auc"] is None and dead["tau"] is None
+    assert dead["note"].startswith("no judge call succeeded, so nothing is known about this "
+                                   "judge (the 4 pairs scored are exact matches")
+    assert "12 labelled pair(s) have no score: their judge calls failed" in res.stderr
+
+
+def test_some_calls_failed_no_discrimination_verdict() -> None:
+    # 2 exact pairs (one per class, 1.0 without a call) + 4 judged pairs: 2 answered 1.0, 2
+    # failed. All 4 scored pairs tie at 1.0: the failures, not the judge, leave no threshold
+    labels = LabelSet(pairs=[
+        LabelledPair(p, t, float(y), bool(y), (float(y),), f"l.jsonl:{k + 1}")
+        for k, (p, t, y) in enumerate([("a", "a", 1), ("b", "b", 0), ("x", "y", 1),
+                                       ("u", "v", 0), ("p", "q", 1), ("r", "s", 0)])],
+        graded=False, positive_threshold=None, alpha=None, path="l.jsonl", sha256="0")
+    js = JudgeScores("j", np.array([1.0, 1.0, 1.0, 1.0, np.nan, np.nan]), [""] * 6, 2, 0,
+                     {"id": "j"}, outcomes={"ok": 2, "parse_error": 2},
+                     first_error="unparseable reply", exact=2)
+    report, sweep = calibrate_judge(js, labels, n_boot=0)
+    assert sweep is None and report["tau"] is None
+    assert report["roc_auc"] == 0.5  # 4 scored pairs, 2 per class, all tied: (2*2*0.5)/4
+    assert report["note"] == ("every scored pair has the score 1: no threshold separates "
+                              "anything (the judge's calls failed for 2 pairs, so this says "
+                              "nothing about it: fix the failure (first_error) and rerun)")
+    lines = calibrate_failures({"labels": {"pairs": 6}, "judges": {"j": {
+        **report, "pairs_without_verdict": 2}}})
+    assert [str(t) for t in lines] == [
+        "j: judge calls FAILED for 2 of 6 labelled pairs (parse_error 2); first error: "
+        "unparseable reply; its statistics below use the 4 scored pairs only"]

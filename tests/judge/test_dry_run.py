@@ -110,3 +110,36 @@ def test_max_usd_needs_a_priced_model_and_a_positive_budget(tmp_path: Path) -> N
                         str(tmp_path / "x"))
             assert res.exit_code == 2 and message in res.output  # type: ignore[attr-defined]
         assert srv.log == [] and not (tmp_path / "x").exists()
+
+
+def test_dry_run_needs_no_api_key_but_still_refuses_a_bad_spec(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 27: --dry-run refused to start without OPENAI_API_KEY though it calls nothing
+    from tests.fake_openai import closed_port
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    # the SDK's own endpoint variable at a closed loopback port: a call could not leave here
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
+    data, _ = _files(tmp_path)
+    base = ["eval", str(data), "--judge", "openai:gpt-4o-mini", "--cache-dir",
+            str(tmp_path / "c"), "--out", str(tmp_path / "run")]
+    res = runner.invoke(app, [*base, "--dry-run"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "8 distinct pairs to judge; nothing called, nothing written" in text
+    assert text.endswith("openai:gpt-4o-mini: OPENAI_API_KEY is not set: the run itself would "
+                         "refuse to start (exit 2); set it first")
+    row = text[text.index("openai:gpt-4o-mini "):]
+    assert row.split()[1:4] == ["8", "0", "8"]  # 8 requests, none cached, 8 to call
+    assert not (tmp_path / "run").exists() and not (tmp_path / "c").exists()
+    # the spec is still checked: a bad scorer and a bad judge are refused as before
+    res = runner.invoke(app, [*base, "--dry-run", "--scorer", "nope@v9"])
+    assert res.exit_code == 2 and "unknown scorer 'nope@v9'" in res.stderr
+    res = runner.invoke(app, [*base[:3], "nosuch:judge", *base[4:], "--dry-run"])
+    assert res.exit_code == 2 and res.stderr.startswith("simjudge: error: ")
+    # and the run itself still refuses without the key, before any call
+    res = runner.invoke(app, base)
+    assert res.exit_code == 2
+    assert res.stderr == ("simjudge: error: field 'judge': OPENAI_API_KEY is not set (needed "
+                          "for the OpenAI API)\n")
+    assert not (tmp_path / "run").exists()

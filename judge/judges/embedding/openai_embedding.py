@@ -37,6 +37,7 @@ from judge.judges.failures import (
     describe_sdk_error,
     early_stop_of,
 )
+from judge.judges.keys import require_key
 from judge.prices import Price
 from judge.redact import register_key_env
 
@@ -67,12 +68,8 @@ class OpenAIEmbeddingJudge(EmbeddingJudge):
                  api_key_env: str = "OPENAI_API_KEY", price: Price | None = None,
                  timeout_s: float = 60.0, max_retries: int = 2,
                  stop_after: int = DEFAULT_STOP_AFTER) -> None:
-        from judge.errors import InputError
-
-        if base_url is None and not os.environ.get(api_key_env):
-            raise InputError(f"{api_key_env} is not set (needed for the OpenAI API)",
-                             field="judge")
         super().__init__(judge_id)
+        self.missing_key = require_key(api_key_env, base_url)  # judge.judges.keys
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env

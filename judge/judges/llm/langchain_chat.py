@@ -20,6 +20,7 @@ import os
 from typing import Any
 
 from judge.errors import InputError
+from judge.judges.keys import keys_are_optional
 from judge.judges.llm.llmjudge import CallResult, LLMJudge, LLMJudgeConfig, TransportError
 from judge.redact import redact, register_key_env
 
@@ -82,6 +83,7 @@ class LangChainJudge(LLMJudge):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self._runnable: Any = None
+        self.missing_key: str | None = None  # a dry run without the key (judge.judges.keys)
         self._check()
 
     def _check(self) -> None:
@@ -109,6 +111,9 @@ class LangChainJudge(LLMJudge):
             low = text.lower()
             if env and not os.environ.get(env) and any(
                     w in low for w in ("api_key", "api key", "credential", "apikey")):
+                if keys_are_optional():  # a dry run: the key is only needed to call
+                    self.missing_key = env
+                    return
                 raise InputError(f"judge spec {spec!r}: no API key: set {env} ({text})",
                                  field="judge") from None
             raise InputError(f"judge spec {spec!r}: cannot build the model: "

@@ -16,10 +16,10 @@ and is never stored in the cache, a run file or a log.
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
 from judge.judges.failures import describe_sdk_error
+from judge.judges.keys import require_key
 from judge.judges.llm.endpoints import EndpointPool
 from judge.judges.llm.llmjudge import CallResult, LLMJudge, LLMJudgeConfig
 from judge.judges.llm.openai_client import chat_options, make_client, resolve_http
@@ -134,9 +134,7 @@ class OpenAIJudge(LLMJudge):
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.http = resolve_http(http)
-        if config.base_url is None and not os.environ.get(api_key_env):
-            raise InputError(f"{api_key_env} is not set (needed for the OpenAI API)",
-                             field="judge")
+        self.missing_key = require_key(api_key_env, config.base_url)  # judge.judges.keys
         self._client: Any = None
         # built once: pydantic's schema generation costs ~1 ms a call
         self._guided = strict_schema(config.scorer.json_schema())  # also vLLM's guided_json
