@@ -36,7 +36,7 @@ Sets: AM2iCo en–zh word pairs (``examples/am2ico_word_pairs.tsv``, CC-BY 4.0, 
 when ``../shared/data`` is present, Multi-SimLex en–zh graded pairs (English word 1 vs Mandarin
 word 2, positive when the mean of the two languages' ratings is >= 4 of 6; 1,888 pairs).
 
-Run: ``python benchmarks/active_labelling.py [--seeds 20] [--plot docs/active_labelling.png]``
+Run: ``python benchmarks/active_labelling.py [--seeds 20] [--plot docs/img/active_labelling.png]``
 (about 6 minutes on 2 cores). Measured figures: the README's "Which pairs to label next".
 """
 

@@ -183,7 +183,7 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
             outside [0, 1], an option of another task, an ``out`` that cannot be written, a
             stale ``tau_from`` (each differing field named).
 
-    Example:
+    Examples:
         >>> from judge import evaluate
         >>> r = evaluate([{"pred": ["职位信息"], "truth": ["Job Information"]}], judge="local")
         >>> r.summary["metrics"]["macro_f1"]  # doctest: +SKIP

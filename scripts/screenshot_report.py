@@ -1,9 +1,9 @@
-"""Regenerate ``docs/report.png``: the audit page of a real run, in headless Chromium.
+"""Regenerate ``docs/img/report.png``: the audit page of a real run, in headless Chromium.
 
 Usage::
 
     simjudge eval examples/glossary_en_zh.jsonl --judge local --out /tmp/glossary-local
-    python scripts/screenshot_report.py /tmp/glossary-local [docs/report.png]
+    python scripts/screenshot_report.py /tmp/glossary-local [docs/img/report.png]
 
 The page is shown at 1280×800 CSS pixels from its top (run header, judges, metrics, queues,
 the first heatmap), with the first item's first chosen semantic match clicked (its verdict in
@@ -23,13 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv: list[str]) -> int:
-    """Screenshot ``argv[0]/report.html`` to ``argv[1]`` (default docs/report.png); 2 on bad
+    """Screenshot ``argv[0]/report.html`` to ``argv[1]`` (default docs/img/report.png); 2 on bad
     usage."""
     if not argv or not (Path(argv[0]) / "report.html").is_file():
         print("usage: screenshot_report.py RUN_DIR [OUT.png]  (RUN_DIR holds report.html)",
               file=sys.stderr)
         return 2
-    out = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "report.png"
+    out = Path(argv[1]) if len(argv) > 1 else ROOT / "docs" / "img" / "report.png"
     sys.path.insert(0, str(ROOT))
     from tests.browser import driver
 

@@ -1,5 +1,6 @@
 """Issue 11, "What the user sees": terminal output of eval/compare/calibrate, the audit report's
-item content for every task, counts as integers, and the README's example commands.
+item content for every task, counts as integers, and the example commands of the docs
+(docs/getting-started.md).
 
 Terminal checks run the real CLI in a subprocess with ``COLUMNS=100``; the HTML checks drive
 Debian's chromium through chromedriver (skipped when selenium/chromium are absent) and also read
@@ -56,15 +57,16 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").split("\n") if x.strip()]
 
 
-# ------------------------------------------------------------------ README example commands
+# ------------------------------------------------------------------ documented example commands
 
 def _readme_eval_commands() -> list[list[str]]:
-    """Every ``simjudge eval examples/…`` command in the README's ```bash blocks, except those
-    that read a file an earlier command of their block writes (``--tau-from``: the review loop,
-    run whole by tests/judge/test_review_loop.py)."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """Every ``simjudge eval examples/…`` command in the ```bash blocks of Getting started
+    (docs/getting-started.md: the first eval and one command per example file), except those
+    that read a file an earlier command of their block writes (``--tau-from``). Every snippet
+    of every page also runs in tests/test_docs_snippets.py."""
+    text = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+    for block in re.findall(r"```bash[^\n]*\n(.*?)```", text, flags=re.S):
         joined = block.replace("\\\n", " ")
         for line in joined.splitlines():
             k = line.find("simjudge eval examples/")
@@ -79,7 +81,7 @@ AP_302 = (1 + 1 + Fraction(3, 4) + Fraction(4, 5) + Fraction(5, 6) + Fraction(6,
 
 # data file → (summary metric, value derived by hand); see examples/README.md
 KNOWN: dict[str, list[tuple[str, float]]] = {
-    # 24 items × 4 gold terms; macro F1 as published in the README for the local judge
+    # 24 items × 4 gold terms; macro F1 as published in docs/getting-started.md for the local judge
     "examples/glossary_en_zh.jsonl": [("n_truth", 96), ("macro_f1", 0.6709)],
     # TP 4 (term-01..04), FP 2 (05, 06), FN 1 (07), TN 3 → F1 = 8/(8+2+1) = 8/11
     "examples/judgment_term_translation.jsonl": [("f1", 8 / 11), ("tp", 4), ("fp", 2)],
@@ -102,7 +104,7 @@ KNOWN: dict[str, list[tuple[str, float]]] = {
 
 @pytest.fixture(scope="module")
 def readme_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, str, Path]]:
-    """Run every README example command (in the repository, as a user would); data file →
+    """Run every documented example command (in the repository, as a user would); data file →
     (exit code, output, run dir)."""
     base = tmp_path_factory.mktemp("readme")
     runs: dict[str, tuple[int, str, Path]] = {}
@@ -122,7 +124,7 @@ def readme_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int
 
 def test_readme_runs_every_example_with_its_known_value(
         readme_runs: dict[str, tuple[int, str, Path]]) -> None:
-    """Each example file is run by a README command, exits 0, and gives the value derived by
+    """Each example file is run by a documented command, exits 0, and gives the value derived by
     hand; every file in examples/ is used by one command (or is a BFCL side file)."""
     assert set(readme_runs) == set(KNOWN), set(readme_runs) ^ set(KNOWN)
     for data, (code, output, out) in readme_runs.items():

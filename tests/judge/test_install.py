@@ -82,7 +82,7 @@ def _canon(name: str) -> str:
 def _section(title: str) -> str:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     body = readme.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"```bash\n(.*?)\n```", body, re.S)
+    match = re.search(r"```bash[^\n]*\n(.*?)\n```", body, re.S)  # a fence may carry {.skip …}
     assert match, title
     return match.group(1).strip()
 

@@ -1,4 +1,4 @@
-"""The layout rules of the house (DESIGN.md "Layout", README "Layout"): floors, no import
+"""The layout rules of the house (DESIGN.md "Layout", docs/development.md): floors, no import
 circles, no task-name or flag-spelling branches outside the tasks, small modules.
 
 The import graph is built from the AST of every module under ``judge/``, counting *every*
@@ -136,7 +136,8 @@ def floor_of(module: str) -> tuple[int, str]:
             return n, name
     if module == "judge":
         return len(FLOORS), "package root"
-    raise AssertionError(f"{module} is on no floor: add it to FLOORS (and the README's Layout)")
+    raise AssertionError(f"{module} is on no floor: add it to FLOORS "
+                         "(and docs/development.md's Layout)")
 
 
 def _package(module: str) -> str:
@@ -278,8 +279,9 @@ def test_cli_modules_are_thin_and_modules_small() -> None:
 
 
 def test_readme_layout_names_every_floor() -> None:
-    """The README's Layout section shows the floors, one line per package."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The documentation's Layout section (docs/development.md) shows the floors, one line per
+    package."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     layout = text[text.index("## Layout"):]
     for _, members in FLOORS:
         for m in members:

@@ -1,7 +1,8 @@
-"""The README's review loop, run as written: ``eval`` → ``review`` → ``calibrate`` → ``eval
---tau-from``. The reviewer is played over HTTP; the τ ``calibrate`` finds from ``labels.db``
-with the run as its pool must equal the τ̂ the review page showed (same population, strata and
-weights), and the last ``eval`` must use it."""
+"""The review loop of the calibration tutorial (docs/tutorials/calibrate.md), run as written:
+``eval`` → ``review`` → ``calibrate`` → ``eval --tau-from``. The reviewer is played over
+HTTP; the τ ``calibrate`` finds from ``labels.db`` with the run as its pool must equal the τ̂
+the review page showed (same population, strata and weights), and the last ``eval`` must use
+it."""
 
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from tests.review_server import start
 
 
 def _loop_commands() -> list[list[str]]:
-    """The commands of the first ```bash block of the README's review section."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## `simjudge review`"):]
-    block = re.search(r"```bash\n(.*?)```", section, flags=re.S)
+    """The commands of the first ```bash block of the tutorial's loop section (its fence says
+    {.skip …}: the docs snippet test leaves this block to this test)."""
+    text = (REPO / "docs" / "tutorials" / "calibrate.md").read_text(encoding="utf-8")
+    section = text[text.index("## The loop"):]
+    block = re.search(r"```bash[^\n]*\n(.*?)```", section, flags=re.S)
     assert block is not None
     lines = block.group(1).replace("\\\n", " ").splitlines()
     return [shlex.split(line.split("#")[0])[1:] for line in lines if line.strip()]
@@ -36,7 +38,7 @@ def _label(pred: str, truth: str, score: float) -> int:
     return int(base != (sum(map(ord, pred)) % 5 == 0))
 
 
-def test_the_readme_loop_end_to_end(tmp_path: Path) -> None:
+def test_the_documented_loop_end_to_end(tmp_path: Path) -> None:
     cmds = _loop_commands()
     assert [c[0] for c in cmds] == ["eval", "review", "calibrate", "eval"]
     (tmp_path / "examples").symlink_to(REPO / "examples")
