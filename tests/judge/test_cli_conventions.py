@@ -6,11 +6,13 @@ Runs use the ``lexical`` judge on a small English file written here (no network,
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -82,3 +84,86 @@ def test_bash_completion_round_trip_without_network(tmp_path: Path) -> None:
                          timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == ["calibrate"]
+
+
+# ------------------------------------------------------------------ runs of a small file
+ITEMS = [
+    {"id": "e1", "pred": ["user login", "password reset", "invoice"],
+     "truth": ["user log in", "reset password", "billing invoice"], "lang": "en"},
+    {"id": "e2", "pred": ["shipping address", "refund"],
+     "truth": ["delivery address", "refunds", "order status"], "lang": "en"},
+    {"id": "e3", "pred": ["department budget", "price list", "warehouse"],
+     "truth": ["budget of department", "price lists"], "lang": "fr"},
+    {"id": "e4", "pred": ["job information"], "truth": ["job info", "employee record"],
+     "lang": "en"},
+    {"id": "e5", "pred": ["turn on the light", "turn off the fan"],
+     "truth": ["turn on light", "switch off fan"], "lang": "en"},
+    {"id": "e6", "pred": ["email settings", "account"], "truth": ["mail settings", "account"],
+     "lang": "en"},
+]
+
+
+def _write_items(path: Path, items: list[dict[str, Any]] = ITEMS) -> Path:
+    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return path
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def lexical_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The small file judged by ``lexical`` at τ 0.3, 0.5 and 0.7 (three runs, one cache)."""
+    base = tmp_path_factory.mktemp("runs")
+    data = _write_items(base / "items.jsonl")
+    runs = []
+    for tau in ("0.3", "0.5", "0.7"):
+        res = runner.invoke(app, ["eval", str(data), "--judge", "lexical", "--tau", tau,
+                                  "--out", str(base / "runs" / f"lex{tau}"), "--cache-dir",
+                                  str(base / "cache"), "--bootstrap", "200"])
+        assert res.exit_code == 0, res.output
+        runs.append(base / "runs" / f"lex{tau}")
+    return runs
+
+
+# ------------------------------------------------------------------ compare at 80 columns
+
+@pytest.mark.parametrize("columns", ["80", None])  # None: piped, no COLUMNS: rich's 80
+def test_compare_of_three_runs_fits_80_columns(lexical_runs: list[Path], tmp_path: Path,
+                                               columns: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO), **({"COLUMNS": columns} if columns
+                                                            else {})})
+    res = subprocess.run([sys.executable, "-m", "judge.cli", "compare", *map(str, lexical_runs),
+                          "--bootstrap", "200", "--out", str(tmp_path)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert len(lines) < 45  # was 82: one letter of each metric name per line
+    assert not [line for line in lines if len(line.strip()) == 1]
+    result = _json(tmp_path / "compare.json")
+    summaries = [_json(r / "summary.json")["metrics"] for r in lexical_runs]
+    for metric in ("macro_precision", "macro_recall", "macro_f1", "micro_precision",
+                   "micro_recall", "micro_f1"):
+        # the metric's rows (one per block): its name, then its cells, each whole
+        cells = " ".join(line.split(None, 1)[1] for line in lines
+                         if line.split(None, 1)[:1] == [metric])
+        values = [f"{s[metric]:.4f}" for s in summaries]  # each run's own summary.json
+        diffs = []
+        for k, d in enumerate(result["differences"], 1):
+            m = d["metrics"][metric]
+            # the difference is B − A of the runs' own metrics (compare.json rounds the same)
+            assert m["diff"] == pytest.approx(summaries[k][metric] - summaries[0][metric])
+            diffs.append(f"{m['diff']:+.3f} [{m['ci95'][0]:+.3f}, {m['ci95'][1]:+.3f}]")
+        assert cells.split() == " ".join([*values, *diffs]).split(), (metric, cells)
+    # a lower τ matches more pairs: macro F1 at τ 0.3 is above that at τ 0.7
+    assert summaries[0]["macro_f1"] > summaries[2]["macro_f1"]
+    for k, a in enumerate(result["agreement"]):
+        row = f"A vs {'BC'[k]}"
+        line = next(x for x in lines if x.startswith(row))
+        assert line.split()[3:] == [str(a["shared_pairs"]), f"{a['pearson']:.3f}",
+                                    f"{a['spearman']:.3f}", f"{a['kappa_at_tau']:.3f}",
+                                    f"{a['alpha_interval']:.3f}"]
+    assert "verdicts" in res.stdout and "  J1 = lexical" in lines
