@@ -6,7 +6,7 @@ One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrat
 :mod:`judge.cli.cache` (cache, tasks, version), :mod:`judge.cli.batches` (the Batch API's
 batches) — sharing :mod:`judge.cli.common` (consoles,
 exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
-``calibrate``); :mod:`judge.cli.runlist` lists past runs (``simjudge runs``). Every bad input
+``calibrate``); Every bad input
 ends with one line ``simjudge: error: FILE:LINE: field 'x': what is wrong`` on stderr and exit
 status 2, with nothing written.
 
@@ -62,6 +62,24 @@ def _print_version(given: bool) -> None:
 
         typer.echo(f"simjudge {version_of('simjudge')}")
         raise typer.Exit()
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    """Give each command of ``typer_app`` (and of its sub-apps) its docstring as help with each
+    paragraph on one line, so the terminal wraps it at its width (typer's rich help keeps the
+    docstring's line breaks: at 80 columns every line then folds in two)."""
+    import inspect
+
+    for info in typer_app.registered_commands:
+        if info.help is None and info.callback is not None and info.callback.__doc__:
+            info.help = "\n\n".join(" ".join(p.split()) for p in
+                                     inspect.cleandoc(info.callback.__doc__).split("\n\n"))
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)
 
 
 @app.callback()

@@ -62,14 +62,16 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 @contextmanager
-def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], None]]]:
+def progress(label: str = "judging", enabled: bool = True,
+             ) -> Iterator[Callable[..., Callable[[int], None]]]:
     """A transient progress bar on stderr; yields a factory ``(total, live JudgeStats or None,
     phase label = label) -> advance(n)``: one row per phase (the Batch API's wait — in
     requests, its live text from ``stats.live_text()`` —, judging — in pairs, embedding
     included —, matching, writing), with elapsed time, ETA and, while judging, calls, cache
     hits, tokens and USD as they accrue. The bar appears only once the factory is called (when
     judging starts), so an error raised before — bad input — prints its one line and nothing
-    else."""
+    else. ``enabled=False`` (``eval --quiet``): the factory's ``advance`` does nothing and no
+    bar is drawn."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -79,6 +81,9 @@ def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], N
         TimeRemainingColumn,
     )
 
+    if not enabled:
+        yield lambda total, stats, phase=None: lambda n: None
+        return
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    TextColumn("{task.fields[live]}"), console=err, transient=True)

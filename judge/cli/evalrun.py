@@ -31,3 +31,76 @@ def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = N
     if config.out_dir is None and not config.dry_run:  # the command line always writes a run
         config = replace(config, out_dir=default_run_dir(config.task))
     return run(config, renderers=RENDERERS, progress_factory=progress_factory)
+
+
+def parse_limit(text: str | None) -> int | None:
+    """``--limit N``: N, a whole number >= 1 (None when not given).
+
+    Raises:
+        InputError: (field ``limit``) anything else: ``0``, ``-3``, ``2.5``, ``ten``.
+    """
+    if text is None:
+        return None
+    from judge.errors import InputError
+
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise InputError(f"--limit must be a whole number >= 1 (the items to score), got "
+                         f"{text!r}", field="limit")
+    return int(value)
+
+
+def report_run(record: Any, quiet: bool, as_json: bool) -> int:
+    """What ``eval`` prints once the run is written (or estimated), and its exit status.
+
+    Default: the summary tables, ``run written to DIR`` and ``report: DIR/report.html`` on
+    stdout. ``as_json`` (``--json``): the run's ``summary.json`` object (``--dry-run``: the
+    estimate) as JSON on stdout, nothing else there; the two lines go to stderr. ``quiet``
+    (``--quiet``): no tables and no lines. Early stops, cache refusals and failed pairs are
+    reported on stderr in every mode.
+
+    Args:
+        record: the :class:`~judge.record.runrecord.RunRecord` written, or the ``--dry-run``
+            estimate (a dict).
+        quiet, as_json: ``--quiet``, ``--json``.
+
+    Returns:
+        1 when some judged pairs failed, a judge stopped early or the cache refused writes,
+        else 0.
+    """
+    import json
+
+    from judge.cli.common import err, out, report_cache, report_stops
+    from judge.display import dry_run_summary, eval_summary, print_all
+
+    if isinstance(record, dict):  # --dry-run
+        if as_json:
+            print(json.dumps(record, ensure_ascii=False, indent=2))
+        elif not quiet:
+            print_all(out, dry_run_summary(record))
+        return 0
+    summary = record.summary
+    if as_json:
+        print(_summary_text(record))
+    elif not quiet:
+        print_all(out, eval_summary(summary))
+    if not quiet:
+        where = err if as_json else out
+        for line in (f"run written to {record.path}", f"report: {record.path}/report.html"):
+            where.print(line, highlight=False, markup=False, soft_wrap=True)
+    failed = sum(v for k, v in summary.outcomes.items() if k != "ok")
+    failed += (summary.get("panel") or {}).get("undecided", 0)
+    stopped = summary.stopped_early
+    report_stops(stopped)
+    refused = report_cache(summary, record.path)
+    if failed:
+        err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
+                  highlight=False)
+    return 1 if failed or stopped or refused else 0
+
+
+def _summary_text(record: Any) -> str:
+    """The run's ``summary.json`` as written (read back, so stdout holds exactly the file)."""
+    from pathlib import Path
+
+    return (Path(record.path) / "summary.json").read_text(encoding="utf-8").rstrip("\n")

@@ -65,8 +65,8 @@ def test_completion_script_and_completions_offline() -> None:
            "COMP_CWORD": "1"}
     res = runner.invoke(app, [], prog_name="simjudge", env=env)
     assert (res.exit_code, res.output) == (0, "eval\n")
-    env = {**env, "COMP_WORDS": "simjudge eval --bootst", "COMP_CWORD": "2"}
-    assert runner.invoke(app, [], prog_name="simjudge", env=env).output == "--bootstrap\n"
+    env = {**env, "COMP_WORDS": "simjudge eval --lim", "COMP_CWORD": "2"}
+    assert runner.invoke(app, [], prog_name="simjudge", env=env).output == "--limit\n"
 
 
 @pytest.mark.skipif(not SCRIPT.exists() or shutil.which("bash") is None,
@@ -167,3 +167,115 @@ def test_compare_of_three_runs_fits_80_columns(lexical_runs: list[Path], tmp_pat
                                     f"{a['spearman']:.3f}", f"{a['kappa_at_tau']:.3f}",
                                     f"{a['alpha_interval']:.3f}"]
     assert "verdicts" in res.stdout and "  J1 = lexical" in lines
+
+
+# ------------------------------------------------------------------ eval --limit
+
+def _eval(*args: str | Path) -> Any:
+    return runner.invoke(app, ["eval", *map(str, args)])
+
+
+def test_limit_scores_the_first_items_after_where(tmp_path: Path) -> None:
+    data = _write_items(tmp_path / "items.jsonl")
+    res = _eval(data, "--judge", "lexical", "--where", "lang=en", "--limit", "3", "--out",
+                tmp_path / "lim", "--bootstrap", "0", "--cache-dir", tmp_path / "c")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "lim" / "items.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["e1", "e2", "e4"]  # e3 is lang=fr
+    assert _json(tmp_path / "lim" / "config.json")["fields"]["limit"] == 3
+    # the same three items written to a file of their own score the same
+    first = _write_items(tmp_path / "first.jsonl", [ITEMS[0], ITEMS[1], ITEMS[3]])
+    res = _eval(first, "--judge", "lexical", "--out", tmp_path / "own", "--bootstrap", "0",
+                "--cache-dir", tmp_path / "c")
+    assert res.exit_code == 0, res.output
+    limited = _json(tmp_path / "lim" / "summary.json")["metrics"]
+    assert limited == _json(tmp_path / "own" / "summary.json")["metrics"]
+    assert limited["n_pred"] == 3 + 2 + 1 and limited["n_truth"] == 3 + 3 + 2  # by hand
+
+
+def test_limit_with_gold_takes_the_joined_items_in_data_order(tmp_path: Path) -> None:
+    preds = [{"id": i["id"], "pred": i["pred"]} for i in ITEMS]
+    gold = [{"id": i["id"], "truth": i["truth"]} for i in reversed(ITEMS)]
+    res = _eval(_write_items(tmp_path / "p.jsonl", preds), "--gold",
+                _write_items(tmp_path / "g.jsonl", gold), "--judge", "lexical", "--limit", "2",
+                "--out", tmp_path / "run", "--bootstrap", "0", "--cache-dir", tmp_path / "c")
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "run" / "items.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["e1", "e2"]
+
+
+def test_limit_is_replayed_by_rescore(tmp_path: Path) -> None:
+    """judgment re-reads its input files on rescore: the limit must be applied again."""
+    from tests.conftest import EXAMPLES
+
+    res = _eval(EXAMPLES / "judgment_term_translation.jsonl", "--task", "judgment", "--limit",
+                "4", "--out", tmp_path / "run", "--bootstrap", "0")
+    assert res.exit_code == 0, res.output
+    assert _json(tmp_path / "run" / "summary.json")["n_items"] == 4
+    res = runner.invoke(app, ["rescore", str(tmp_path / "run"), "--bootstrap", "0", "--out",
+                              str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    assert (_json(tmp_path / "r.json")["metrics"]
+            == _json(tmp_path / "run" / "summary.json")["metrics"])
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "2.5", "ten", ""])
+def test_limit_bad_value_is_one_line_exit_2(tmp_path: Path, value: str) -> None:
+    data = _write_items(tmp_path / "items.jsonl")
+    res = _cli("eval", data, "--judge", "lexical", "--limit", value, "--out", tmp_path / "run")
+    assert res.returncode == 2
+    assert res.stderr == ("simjudge: error: field 'limit': --limit must be a whole number >= 1 "
+                          f"(the items to score), got {value!r}\n")
+    assert res.stdout == "" and not (tmp_path / "run").exists()
+
+
+# ------------------------------------------------------------------ --quiet, --json, report path
+
+def test_default_output_ends_with_the_report_path(tmp_path: Path) -> None:
+    data = _write_items(tmp_path / "items.jsonl")
+    res = _cli("eval", data, "--judge", "lexical", "--out", tmp_path / "run", "--bootstrap", "0")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[-1] == f"report: {tmp_path / 'run'}/report.html"
+    assert (tmp_path / "run" / "report.html").is_file()
+
+
+def test_quiet_prints_nothing_and_json_prints_only_the_summary(tmp_path: Path) -> None:
+    data = _write_items(tmp_path / "items.jsonl")
+    q = _cli("eval", data, "--judge", "lexical", "--out", tmp_path / "q", "--quiet")
+    assert (q.returncode, q.stdout, q.stderr) == (0, "", "")
+    j = _cli("eval", data, "--judge", "lexical", "--out", tmp_path / "j", "--json")
+    assert j.returncode == 0, j.stderr
+    assert json.loads(j.stdout) == _json(tmp_path / "j" / "summary.json")
+    assert f"report: {tmp_path / 'j'}/report.html" in j.stderr  # messages on stderr
+    both = _cli("eval", data, "--judge", "lexical", "--out", tmp_path / "b", "--json", "-q")
+    assert both.returncode == 0 and both.stderr == ""
+    assert json.loads(both.stdout) == _json(tmp_path / "b" / "summary.json")
+    dry = _cli("eval", data, "--judge", "lexical", "--dry-run", "--json")
+    assert dry.returncode == 0 and json.loads(dry.stdout)["items"] == len(ITEMS)
+    bad = _cli("eval", tmp_path / "none.jsonl", "--json", "--quiet")  # errors still shown
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.startswith("simjudge: error:")
+
+
+# ------------------------------------------------------------------ eval --help panels
+
+def test_eval_help_is_grouped_in_panels() -> None:
+    res = _cli("eval", "--help")
+    assert res.returncode == 0
+    lines = res.stdout.splitlines()
+    panels = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in lines if line.startswith("╭─ ")]
+    assert panels == ["Arguments", "Options", "Data", "Judges", "Threshold & calibration",
+                      "LLM calls & budget", "Batch API", "Cache", "Output", "Task options"]
+
+    def panel_of(flag: str) -> str:
+        k = next(n for n, line in enumerate(lines) if line.startswith(f"│ {flag} "))
+        return next(p for line in reversed(lines[:k]) if line.startswith("╭─ ")
+                    for p in [line.split("─ ", 1)[1].split(" ─", 1)[0]])
+
+    for flag, panel in (("--help", "Options"), ("--limit", "Data"), ("--judge", "Judges"),
+                        ("--tau-from", "Threshold & calibration"), ("--rpm", "LLM calls & budget"),
+                        ("--batch-api", "Batch API"), ("--cache-dir", "Cache"),
+                        ("--json", "Output"), ("--quiet", "Output"),
+                        ("--arg-tau", "Task options")):
+        assert panel_of(flag) == panel, flag
+    assert len(lines) < 400  # 439 lines before at 80 columns (options ungrouped)
+    assert max(len(line) for line in lines) <= 80
