@@ -6,7 +6,7 @@ One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrat
 :mod:`judge.cli.cache` (cache, tasks, version), :mod:`judge.cli.batches` (the Batch API's
 batches) — sharing :mod:`judge.cli.common` (consoles,
 exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
-``calibrate``); Every bad input
+``calibrate``); :mod:`judge.cli.runlist` lists past runs (``simjudge runs``). Every bad input
 ends with one line ``simjudge: error: FILE:LINE: field 'x': what is wrong`` on stderr and exit
 status 2, with nothing written.
 
@@ -30,6 +30,7 @@ from judge.cli.eval import eval_command
 from judge.cli.labels import labels_app
 from judge.cli.leaderboard import leaderboard_command
 from judge.cli.review import review_command
+from judge.cli.runlist import runs_command
 from judge.cli.runs import audit_command, compare_command, export_command, rescore_command
 
 app = typer.Typer(
@@ -47,6 +48,7 @@ app.command("audit")(audit_command)
 app.command("rescore")(rescore_command)
 app.command("compare")(compare_command)
 app.command("export")(export_command)
+app.command("runs")(runs_command)
 app.command("tasks")(tasks_command)
 app.command("version")(version_command)
 app.add_typer(cache_app, name="cache")

@@ -45,7 +45,7 @@ def test_version_option_prints_the_version_of_the_version_command() -> None:
     assert full.output.splitlines()[0].startswith(res.output.strip() + " (Python ")
 
 
-@pytest.mark.parametrize("argv", [[], ["eval"], ["calibrate"], ["compare"],
+@pytest.mark.parametrize("argv", [[], ["eval"], ["calibrate"], ["compare"], ["runs"],
                                   ["cache"], ["cache", "stats"], ["labels", "merge"],
                                   ["batches"]])
 def test_dash_h_is_help_everywhere(argv: list[str]) -> None:
@@ -279,3 +279,46 @@ def test_eval_help_is_grouped_in_panels() -> None:
         assert panel_of(flag) == panel, flag
     assert len(lines) < 400  # 439 lines before at 80 columns (options ungrouped)
     assert max(len(line) for line in lines) <= 80
+
+
+# ------------------------------------------------------------------ simjudge runs, calibrate plots
+
+def test_runs_lists_past_runs_in_80_columns(lexical_runs: list[Path]) -> None:
+    folder = lexical_runs[0].parent
+    (folder / "notes").mkdir(exist_ok=True)  # not a run: left out silently
+    broken = folder / "broken"
+    broken.mkdir(exist_ok=True)
+    (broken / "config.json").write_text("{}", encoding="utf-8")
+    (broken / "summary.json").write_text("not json", encoding="utf-8")
+    res = _cli("runs", folder)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].split() == ["run", "task", "judge", "items", "metric", "value", "date"]
+    for run in lexical_runs:
+        summary, config = _json(run / "summary.json"), _json(run / "config.json")
+        line = next(x for x in lines if x.startswith(run.name + " "))
+        assert line.split() == [run.name, "selection", "lexical", str(len(ITEMS)), "macro_f1",
+                                f"{summary['metrics']['macro_f1']:.4f}",
+                                config["created_at"][:10]]
+    assert len(lines) == 2 + len(lexical_runs)
+    assert res.stderr.startswith(f"simjudge: warning: {broken}: skipped")
+    missing = _cli("runs", folder / "nope")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+def test_calibrate_names_its_plots(tmp_path: Path) -> None:
+    labels = tmp_path / "labels.jsonl"
+    pairs = [("user login", "user log in", 1), ("refund", "refunds", 1), ("invoice", "bill", 1),
+             ("warehouse", "price list", 0), ("account", "email", 0), ("budget", "budgets", 1),
+             ("shipping", "delivery", 1), ("fan", "light", 0), ("job info", "job", 1),
+             ("order", "status", 0)]
+    labels.write_text("".join(json.dumps({"pred": p, "truth": t, "label": y}) + "\n"
+                              for p, t, y in pairs), encoding="utf-8")
+    res = _cli("calibrate", labels, "--judge", "lexical", "--out", tmp_path / "cal",
+               "--bootstrap", "20", "--folds", "2", columns=200)
+    assert res.returncode == 0, res.stderr
+    cal = tmp_path / "cal"
+    assert res.stdout.splitlines()[-1] == (
+        f"plots: {cal}/threshold.png, {cal}/roc.png, {cal}/pr.png")
+    assert all((cal / n).is_file() for n in ("threshold.png", "roc.png", "pr.png"))
