@@ -120,8 +120,7 @@ def calibrate_command(
     print_all(out, calibrate_summary(result, objective))
     say(f"calibration written to {target}")
     plots = json.loads((target / "plots.json").read_text(encoding="utf-8"))
-    out.print("plots: " + ", ".join(str(target / name) for name in plots), highlight=False,
-              markup=False, soft_wrap=True)  # one line, paths whole
+    say(f"plots in {target}: {', '.join(plots)}")
     if (result.get("suggestions") or {}).get("written"):
         say(f"label them: simjudge audit {target / 'suggestions'} (--blind hides the judge), "
             "then simjudge labels merge LABELS EXPORT.jsonl -o NEW.jsonl and calibrate again")
