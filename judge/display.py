@@ -1,7 +1,8 @@
 """What ``simjudge eval`` and ``simjudge compare`` print on the terminal.
 
 Everything shown here is already in the run's ``summary.json`` (or ``compare.json``); this module
-only rounds it and lays it out in rich tables that fit a 100-column terminal:
+only rounds it and lays it out in rich tables that fit a 100-column terminal (``compare``'s
+metrics, like ``leaderboard``'s table, are split to fit any width, 80 when piped):
 
 * numbers: floats to 4 decimals (differences and their CIs to 3, signed), counts as integers,
   undefined statistics (None, NaN) as ``–`` — never a Python ``repr``;
@@ -16,6 +17,7 @@ only rounds it and lays it out in rich tables that fit a 100-column terminal:
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -303,10 +305,25 @@ def _letters(n: int) -> list[str]:
     return [chr(ord("A") + k) if k < 26 else f"R{k + 1}" for k in range(n)]
 
 
-def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
+def compare_summary(result: Mapping[str, Any], console: Console | None = None,
+                    ) -> list[RenderableType]:
     """The renderables ``simjudge compare`` prints for a :func:`judge.runs.compare.compare_runs`
     result: legend (A, B, … = run directory and judge), metrics with B − A and its paired
-    bootstrap 95 % CI, per-judge operations, and agreement between the runs' verdicts."""
+    bootstrap 95 % CI, per-judge operations, and agreement between the runs' verdicts.
+
+    The metrics table has one row per metric (its name never folded) and the columns A, B, …
+    then ``Δ B − A [95% CI]``…; when they do not fit ``console.width`` whole (80 columns when
+    output is piped) they are split into consecutive tables, each with the metric column
+    repeated (:func:`statistic_tables`, as ``leaderboard`` does), so every number stands whole
+    on one line.
+
+    Args:
+        result: the :func:`~judge.runs.compare.compare_runs` result (``runs``,
+            ``differences``, ``bootstrap``, ``agreement``).
+        console: where it will be printed (its width is used); None = a 100-column console.
+    """
+    if console is None:
+        console = Console(width=100, file=io.StringIO())
     runs: Sequence[Mapping[str, Any]] = result["runs"]
     diffs: Sequence[Mapping[str, Any]] = result["differences"]
     letters = _letters(len(runs))
@@ -318,32 +335,34 @@ def compare_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     for letter, r in zip(letters, runs, strict=True):
         out.append(Text(f"  {letter} = {r['path']} (judge {r.get('judge') or DASH}, τ "
                         f"{_tau(r.get('tau'))})"))
-    t = _table("metric", *letters, *[f"Δ {x} − A [95% CI]" for x in letters[1:]])
-    for metric in diffs[0]["metrics"]:
-        vals = [diffs[0]["metrics"][metric]["a"]] + [d["metrics"][metric]["b"] for d in diffs]
-        cells = [num(v) for v in vals]
-        for d in diffs:
-            m = d["metrics"][metric]
-            cells.append(f"{num(m['diff'], 3, signed=True)} "
-                         f"{interval(m.get('ci95'), 3, signed=True)}".rstrip())
-        t.add_row(metric, *cells)
-    out.append(t)
-    # judges are numbered (J1, J2…) and named below the table: a panel's id is long, and a
-    # folded id column is unreadable at 80 columns
-    ops = _table("run", "judge", "verdicts", "failed", "parse err", "cached", "tokens", "USD",
-                 "p50/p95 s", right_from=2)
-    ops.columns[1].no_wrap = True
+    metrics = list(diffs[0]["metrics"])
+    columns = [[num(diffs[0]["metrics"][m]["a"]) for m in metrics]] + [
+        [num(d["metrics"][m]["b"]) for m in metrics] for d in diffs]
+    columns += [[f"{num(d['metrics'][m]['diff'], 3, signed=True)} "
+                 f"{interval(d['metrics'][m].get('ci95'), 3, signed=True)}".rstrip()
+                 for m in metrics] for d in diffs]
+    heads = [*letters, *[f"Δ {x} − A [95% CI]" for x in letters[1:]]]
+    out += [r for r in statistic_tables(console, heads, columns, lambda _: metrics,
+                                        head="metric", letter=False) if isinstance(r, Table)]
+    # per-judge operations: one row per statistic, one column per run and judge ("A J1"),
+    # split to fit like the metrics; judges are numbered (J1, J2…) and named below the table:
+    # a panel's id is long, and a folded id is unreadable at 80 columns
     names: dict[str, str] = {}
+    heads, cols = [], []
     for letter, r in zip(letters, runs, strict=True):
         for jid, j in r["judges"].items():
-            ref = names.setdefault(jid, f"J{len(names) + 1}")
-            failed = sum(v for k, v in j["outcomes"].items() if k != "ok")
-            ops.add_row(letter, ref, num(j["verdicts"]), num(failed),
-                        f"{100 * j['parse_error_rate']:.1f}%", num(j["cached"]),
-                        num(j["tokens_in"] + j["tokens_out"]), num(j["cost_usd"], 4),
-                        f"{num(j['latency_p50_s'], 3)}/{num(j['latency_p95_s'], 3)}")
-    if ops.row_count:
-        out.append(ops)
+            heads.append(f"{letter} {names.setdefault(jid, f'J{len(names) + 1}')}")
+            cols.append([num(j["verdicts"]),
+                         num(sum(v for k, v in j["outcomes"].items() if k != "ok")),
+                         f"{100 * j['parse_error_rate']:.1f}%", num(j["cached"]),
+                         num(j["tokens_in"] + j["tokens_out"]), num(j["cost_usd"], 4),
+                         f"{num(j['latency_p50_s'], 3)}/{num(j['latency_p95_s'], 3)}"])
+    if cols:
+        ops = ["verdicts", "failed", "parse errors", "cached", "tokens", "USD",
+               "latency p50/p95 s"]
+        out += [r for r in statistic_tables(console, heads, cols, lambda _: ops,
+                                            head="operations", letter=False)
+                if isinstance(r, Table)]
         out.extend(Text(f"  {ref} = {jid}") for jid, ref in names.items())
     if result.get("agreement"):
         ag = _table("runs", "shared pairs", "Pearson", "Spearman", "κ at τ", "α interval")
@@ -471,9 +490,9 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
 
 
 def _statistic_table(statistics: Sequence[str], labels: Sequence[str],
-                     columns: Sequence[Sequence[str]]) -> Table:
+                     columns: Sequence[Sequence[str]], head: str = "statistic") -> Table:
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    t.add_column("statistic", no_wrap=True)
+    t.add_column(head, no_wrap=True)
     for label in labels:
         t.add_column(label, justify="right", no_wrap=True)
     for k, name in enumerate(statistics):
@@ -482,7 +501,7 @@ def _statistic_table(statistics: Sequence[str], labels: Sequence[str],
 
 
 def _blocks(console: Console, statistics: Sequence[str], labels: Sequence[str],
-            columns: Sequence[Sequence[str]]) -> list[Table]:
+            columns: Sequence[Sequence[str]], head: str = "statistic") -> list[Table]:
     """Consecutive column blocks, each as many columns as fit ``console.width`` whole."""
     from rich.measure import Measurement
 
@@ -492,17 +511,17 @@ def _blocks(console: Console, statistics: Sequence[str], labels: Sequence[str],
     while start < len(columns):
         end = start + 1
         while end < len(columns) and Measurement.get(console, wide, _statistic_table(
-                statistics, labels[start:end + 1], columns[start:end + 1])).maximum \
+                statistics, labels[start:end + 1], columns[start:end + 1], head)).maximum \
                 <= console.width:
             end += 1
-        blocks.append(_statistic_table(statistics, labels[start:end], columns[start:end]))
+        blocks.append(_statistic_table(statistics, labels[start:end], columns[start:end], head))
         start = end
     return blocks
 
 
 def statistic_tables(console: Console, names: Sequence[str], columns: Sequence[Sequence[str]],
                      statistics: Callable[[Sequence[str]], Sequence[str]],
-                     ) -> list[RenderableType]:
+                     head: str = "statistic", letter: bool = True) -> list[RenderableType]:
     """A table of one row per statistic and one column per judge that shows every cell whole
     at ``console.width`` (80 columns when output is piped): no number is cut and no name split.
 
@@ -518,14 +537,17 @@ def statistic_tables(console: Console, names: Sequence[str], columns: Sequence[S
         columns: per judge, its cells (strings), one per statistic.
         statistics: headers → the statistic names, in row order (they may name a judge by its
             header, e.g. ``Δ κ vs A``).
+        head: the header of the statistic column.
+        letter: False = always the given headers (``compare``: its columns are already
+            lettered runs and their differences).
 
     Returns:
         The tables (a blank line between two), then the key lines if letters were used.
     """
     letters = _letters(len(names))
-    named = _blocks(console, statistics(names), names, columns)
-    lettered = _blocks(console, statistics(letters), letters, columns)
-    use_letters = len(lettered) < len(named)
+    named = _blocks(console, statistics(names), names, columns, head)
+    lettered = _blocks(console, statistics(letters), letters, columns, head) if letter else named
+    use_letters = letter and len(lettered) < len(named)
     out: list[RenderableType] = []
     for k, block in enumerate(lettered if use_letters else named):
         if k:

@@ -4,6 +4,7 @@ judge is calibrated the way it is evaluated."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,8 +53,9 @@ def calibrate_command(
     Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
     P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
     curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
-    (default runs/<UTC time>-calibrate-<pid>). Judges are given as for eval (--judge, --judges,
-    --base-url, --scorer, limits…); several are compared on one chart. Per judge it records its
+    (default runs/<UTC time>-calibrate-<pid>), and names the plots it wrote. Judges are given
+    as for eval (--judge, --judges, --base-url, --scorer, limits…); several are compared on one
+    chart. Per judge it records its
     outcomes, and the terminal says when some of its calls failed (its statistics then use the
     scored pairs only). With --pool (unlabelled pairs) each judge also scores the pool and τ,
     its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
@@ -117,6 +119,8 @@ def calibrate_command(
 
     print_all(out, calibrate_summary(result, objective))
     say(f"calibration written to {target}")
+    plots = json.loads((target / "plots.json").read_text(encoding="utf-8"))
+    say(f"plots in {target}: {', '.join(plots)}")
     if (result.get("suggestions") or {}).get("written"):
         say(f"label them: simjudge audit {target / 'suggestions'} (--blind hides the judge), "
             "then simjudge labels merge LABELS EXPORT.jsonl -o NEW.jsonl and calibrate again")

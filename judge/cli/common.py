@@ -74,14 +74,16 @@ def warnings_to_stderr() -> Iterator[None]:
 
 
 @contextmanager
-def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], None]]]:
+def progress(label: str = "judging", enabled: bool = True,
+             ) -> Iterator[Callable[..., Callable[[int], None]]]:
     """A transient progress bar on stderr; yields a factory ``(total, live JudgeStats or None,
     phase label = label) -> advance(n)``: one row per phase (the Batch API's wait — in
     requests, its live text from ``stats.live_text()`` —, judging — in pairs, embedding
     included —, matching, writing), with elapsed time, ETA and, while judging, calls, cache
     hits, tokens and USD as they accrue. The bar appears only once the factory is called (when
     judging starts), so an error raised before — bad input — prints its one line and nothing
-    else."""
+    else. ``enabled=False`` (``eval --quiet``): the factory's ``advance`` does nothing and no
+    bar is drawn."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -91,6 +93,9 @@ def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], N
         TimeRemainingColumn,
     )
 
+    if not enabled:
+        yield lambda total, stats, phase=None: lambda n: None
+        return
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    TextColumn("{task.fields[live]}"), console=err, transient=True)
@@ -117,40 +122,3 @@ def progress(label: str = "judging") -> Iterator[Callable[..., Callable[[int], N
     finally:
         if started:
             bar.stop()
-
-
-def report_stops(summary_or_stops: list[dict[str, Any]]) -> None:
-    """One stderr line per judge stopped early: after repeated fatal errors, or by the budget
-    (``--max-usd``)."""
-    for s in summary_or_stops:
-        if s.get("cause") == "budget":
-            err.print(f"simjudge: the budget stopped judge {s['judge']}: {s['reason']}; "
-                      f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
-                      "transport_error 'not attempted: budget: …', not cached: a rerun with a "
-                      "larger --max-usd finishes them, its cache hits are free)",
-                      highlight=False, markup=False, soft_wrap=True)
-            continue
-        err.print(f"simjudge: judge {s['judge']} stopped early: {s['reason']}; "
-                  f"{s['pairs_not_attempted']} pair(s) not attempted (recorded as "
-                  "transport_error, not cached: a rerun retries them)", highlight=False,
-                  markup=False, soft_wrap=True)
-
-
-def report_cache(summary: dict[str, Any], run: Any) -> bool:
-    """One stderr line when the cache refused writes during the run (disk full…): how many
-    answers it stored and where the others are (the run's ``unstored_answers.jsonl``); True
-    then (exit status 1: the disk refused a write), else False."""
-    refused = summary.get("cache_refused")
-    if not refused:
-        return False
-    held, dropped = refused.get("unstored") or 0, refused.get("dropped") or 0
-    where = (f"{held} paid answer(s) it refused are kept in {run}/unstored_answers.jsonl: "
-             f"once there is room, 'simjudge cache import {run}' stores them (a rerun before "
-             "that pays for them again)" if held else "no paid answer is missing from it")
-    if dropped:
-        where += f"; {dropped} free answer(s) (local encoder vectors) are recomputed by a rerun"
-    err.print(f"simjudge: the judge-call cache refused writes ({refused.get('reason')}); it "
-              f"stored {refused.get('stored')} answer(s) of this run; {where}",
-              highlight=False, markup=False, soft_wrap=True)
-    return True
-

@@ -10,23 +10,15 @@ import typer
 
 from judge.cli import batches as b
 from judge.cli import options as o
-from judge.cli.common import (
-    err,
-    fail,
-    fail_storage,
-    interrupted,
-    progress,
-    report_cache,
-    report_stops,
-    say,
-    warnings_to_stderr,
-)
+from judge.cli.common import err, fail, fail_storage, interrupted, progress, warnings_to_stderr
 from judge.cli.labelopts import Overrides
+from judge.cli.panels import EVAL_PANELS, TASK_PANEL, with_panels
 from judge.cli.taskflags import with_task_flags
 from judge.errors import BatchPendingError, CacheMissError, InputError
 from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 
+@with_panels(EVAL_PANELS, TASK_PANEL)
 @o.with_judge_flags
 @with_task_flags
 def eval_command(
@@ -74,6 +66,9 @@ def eval_command(
              "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")] = 4096,
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
+    limit: Annotated[str | None, typer.Option(metavar="N", help=(
+        "Score only the first N items (after --where; with --gold the joined items, in the "
+        "data file's order), cut before any judge call; recorded in config.json."))] = None,
     context: o.Context = "", overrides: Overrides = None,
     dry_run: Annotated[bool, typer.Option(
         help="Print each judge's requests, cache hits and estimated tokens and USD; call "
@@ -88,14 +83,21 @@ def eval_command(
     batch_max_requests: b.MaxRequests = 50_000, batch_max_bytes: b.MaxBytes = 200_000_000,
     batch_queue_tokens: b.QueueTokens = None, cancel_stale: b.CancelStale = False,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=(
+        "No tables, progress or messages: only errors and warnings (stderr)."))] = False,
+    json_out: Annotated[bool, typer.Option("--json", help=(
+        "Print the run's summary.json (--dry-run: the estimate) as JSON on stdout, nothing "
+        "else there; messages go to stderr (none with --quiet)."))] = False,
     task_flags: dict[str, Any] | None = None, judge_flags: dict[str, Any] | None = None,
 ) -> None:
     """Evaluate predictions against gold answers and write a run directory.
 
     Writes config.json, verdicts.jsonl, items.jsonl, summary.json and report.html atomically
-    into --out (default runs/<UTC time>-<task>-<pid>), then prints the summary table. Exit
-    status: 0 when every judged pair got a score; 1 when some judge calls failed (their
-    outcomes are recorded in the run), a remote judge stopped early after --stop-after
+    into --out (default runs/<UTC time>-<task>-<pid>), then prints the summary table and the
+    path of report.html (--quiet: nothing; --json: summary.json on stdout, the rest on
+    stderr); --limit N scores the first N items only. Exit status: 0 when every judged pair
+    got a score; 1 when some judge calls failed (their outcomes are recorded in the run), a
+    remote judge stopped early after --stop-after
     consecutive fatal errors (one line on stderr; its unsent pairs are "not attempted",
     retried by a rerun) or the disk refused a write (cached answers are kept); 2 on bad input,
     also an --out that cannot be written — all checked before any judge call; 130 on Ctrl-C
@@ -108,15 +110,17 @@ def eval_command(
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
     try:
-        from judge.cli.evalrun import read_overrides, run_eval
+        from judge.cli.evalrun import parse_limit, read_overrides, report_run, run_eval
         from judge.pipeline.config import EvalConfig
 
         check_cache_mode(cache_mode)
         check_max_chars(max_chars)
+        n_items = parse_limit(limit)
         config = EvalConfig(
             task=task, data=data, gold=gold, pred_field=pred_field, truth_field=truth_field,
             id_fields=tuple(f for spec in (id_field or []) for f in spec.split(",") if f),
-            where=tuple(where or []), max_chars=max_chars, task_options=dict(task_flags or {}),
+            where=tuple(where or []), limit=n_items, max_chars=max_chars,
+            task_options=dict(task_flags or {}),
             judges=list(judge or []), judges_file=judges_file,
             judge_options=o.judge_options(**dict(judge_flags or {})),
             vote=vote, quorum=quorum,  # type: ignore[arg-type]  # checked by the pipeline
@@ -129,7 +133,7 @@ def eval_command(
             batch_api=b.limits(batch_api, batch_max_requests, batch_max_bytes,
                                batch_queue_tokens, cancel_stale),
             command=("simjudge", *sys.argv[1:]))
-        with warnings_to_stderr(), progress() as factory:
+        with warnings_to_stderr(), progress(enabled=not quiet) as factory:
             record = run_eval(config, factory)
     except (InputError, CacheMissError) as exc:
         fail(exc)
@@ -140,22 +144,6 @@ def eval_command(
         fail_storage(exc)
     except KeyboardInterrupt as exc:  # Ctrl-C: one line, exit 130, nothing half-written
         interrupted(exc)
-    from judge.cli.common import out
-    from judge.display import dry_run_summary, eval_summary, print_all
-
-    if isinstance(record, dict):  # --dry-run
-        print_all(out, dry_run_summary(record))
-        return
-    summary = record.summary
-    print_all(out, eval_summary(summary))
-    say(f"run written to {record.path}")
-    failed = sum(v for k, v in summary.outcomes.items() if k != "ok")
-    failed += (summary.get("panel") or {}).get("undecided", 0)
-    stopped = summary.stopped_early
-    report_stops(stopped)
-    refused = report_cache(summary, record.path)
-    if failed or stopped or refused:
-        if failed:
-            err.print(f"{failed} judged pair(s) failed: see 'outcomes' in summary.json",
-                      highlight=False)
-        raise typer.Exit(1)
+    code = report_run(record, quiet, json_out)
+    if code:
+        raise typer.Exit(code)

@@ -119,7 +119,7 @@ def compare_command(
         result = compare_runs([load_run(r) for r in runs], bootstrap, seed)
     except InputError as exc:
         fail(exc)
-    print_all(out, compare_summary(result))
+    print_all(out, compare_summary(result, out))
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "compare.json").write_text(dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -27,6 +27,9 @@ class EvalConfig:
         data: JSONL/CSV/TSV file of predictions (``ranking``: a TREC run file), with ``gold``
             (a separate gold file joined on the id; ``ranking``: qrels), ``pred_field``,
             ``truth_field``, ``id_fields``, ``where`` (``FIELD=VALUE`` filters).
+        limit: score only the first N >= 1 items (after ``where``; with ``gold``, of the joined
+            items in the data's order; records in memory: of the records kept), cut before any
+            judge call and recorded in ``config.json``'s ``fields``; None = all.
         records: the items in memory: dicts with the task's fields (recorded in the run
             directory, :data:`judge.record.store.INPUT_FILE`, so the run can be re-scored and
             exported) or :class:`judge.items.Item` objects (not recorded).
@@ -81,6 +84,7 @@ class EvalConfig:
     truth_field: str | None = None
     id_fields: Sequence[str] = ()
     where: Sequence[str] = ()
+    limit: int | None = None
     max_chars: int = DEFAULT_MAX_CHARS
     task_options: Mapping[str, Any] | Any = field(default_factory=dict)
     judges: Sequence[Any] = ()

@@ -110,11 +110,18 @@ def calibrated_tau(config: EvalConfig, judge: Judge) -> tuple[float, dict[str, A
 
 
 def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
-    """The items of ``config``: read from its files, or from the records given in memory.
+    """The items of ``config``: read from its files, or from the records given in memory, then
+    the first ``config.limit`` of them (all when None). Every record is read and checked even
+    so: bad input beyond the limit is still refused.
 
     Raises:
         InputError: bad input, the file, line (``<items>:N`` in memory) and field named.
     """
+    return _all_items(config, task, options)[:config.limit]
+
+
+def _all_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
+    """The items of ``config`` before ``limit`` (see :func:`load_items`)."""
     if config.records is None:
         if config.data is None:
             raise InputError("no input: give a data file or records", field="data")
@@ -154,8 +161,8 @@ def provenance(config: EvalConfig, task: Task, options: Any,
     Entries: ``command``; ``data``/``gold`` and the task's file options (``functions``) as
     ``{"path", "sha256"}`` (records given in memory, when the run is written: a copy in the run
     directory, ``{"path": "inputs.jsonl", "sha256", "in_run": true}``); ``fields`` ``{"pred",
-    "truth", "id", "where"}``; ``tau_from``; the task's options (``task_options``) and the
-    task's own entries (``function_call_format``).
+    "truth", "id", "where"}`` and ``limit`` when given; ``tau_from``; the task's options
+    (``task_options``) and the task's own entries (``function_call_format``).
     """
     from judge.io import file_sha256
 
@@ -175,7 +182,8 @@ def provenance(config: EvalConfig, task: Task, options: Any,
     entries["gold"] = ({"path": str(config.gold), "sha256": file_sha256(config.gold)}
                        if config.gold else None)
     entries["fields"] = {"pred": config.pred_field, "truth": config.truth_field,
-                         "id": list(config.id_fields), "where": list(config.where)}
+                         "id": list(config.id_fields), "where": list(config.where),
+                         **({"limit": config.limit} if config.limit is not None else {})}
     entries["tau_from"] = calibration
     opts = options_dict(options)
     if opts:
@@ -232,6 +240,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     check_min("bootstrap", config.bootstrap, 0, " (0 = no CIs)")
     swap = parse_probe(list(config.probes))
     check_min("repeats", config.repeats, 1)
+    check_min("limit", config.limit, 1, " (the items to score)")
     with keys_optional(config.dry_run):  # a dry run calls nothing: it needs no API key
         judge, tau, calibration = build_judge(config, task, options)
     samples = None

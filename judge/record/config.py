@@ -124,12 +124,14 @@ class FieldSpec(_Described):
         pred, truth: the prediction and gold field names (None: the task's defaults).
         id: the id field(s) (empty: ``id`` when the records carry it, else the position).
         where: ``FIELD=VALUE`` filters.
+        limit: only the first N items were scored (``eval --limit``; None = all).
     """
 
     pred: str | None = None
     truth: str | None = None
     id: list[str] = Field(default_factory=list)
     where: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
 
 
 def upgrade_config(config: Mapping[str, Any], path: Any = None) -> dict[str, Any]:

@@ -302,7 +302,8 @@ class Task(abc.ABC, Generic[RowT]):
         if self.judge_role is not None:
             return None
         cfg = record.config
-        items = self.load(run_source(record))
+        source = run_source(record)
+        items = source.first(self.load(source))
         return self.score(items, Judged(), Params(zero_division=float(cfg.zero_division)))
 
     def judge_requests(self, items: Sequence[Item], params: Params

@@ -313,7 +313,8 @@ class FunctionCallTask(Task[FunctionCallRow]):
                                       functions=run_input(record, "functions"),
                                       bfcl_model=record.config.get("bfcl_model"),
                                       fc_matching=record.config.get("fc_matching"))
-        items = _load_once(self, run_source(record), options)
+        source = run_source(record)
+        items = source.first(_load_once(self, source, options))
         equivalent = None
         if self.run_tau(record) is not None:
             equivalent = equivalence(

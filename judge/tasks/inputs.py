@@ -8,12 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from judge.errors import InputError
 from judge.io import file_sha256
 from judge.items import DEFAULT_MAX_CHARS
 from judge.record.config import FieldSpec, InputFile
 from judge.record.runrecord import RunRecord
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Source:
         where: ``FIELD=VALUE`` filters on the records.
         max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
             (0 = no limit); a longer one is bad input, never truncated.
+        limit: only the first N items are scored (``eval --limit``; None = all); applied by
+            the caller to what :meth:`judge.tasks.base.Task.load` returns (:meth:`first`).
     """
 
     data: Path
@@ -39,6 +44,11 @@ class Source:
     id_fields: tuple[str, ...] = ()
     where: tuple[str, ...] = ()
     max_chars: int = DEFAULT_MAX_CHARS
+    limit: int | None = None
+
+    def first(self, items: list[T]) -> list[T]:
+        """The first :attr:`limit` of ``items`` (all of them when None)."""
+        return items[:self.limit]
 
 ROLES = ("data", "gold", "functions", "tau_from")
 """The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files. An entry with
@@ -107,9 +117,9 @@ def run_input(record: RunRecord, role: str) -> Path | None:
 
 def run_source(record: RunRecord) -> Source:
     """The :class:`Source` the run was evaluated from: its data and gold files
-    (:func:`run_input`), fields, id fields and filters, from ``config.json``; no length limit
-    (the run already accepted the data). A task's own input options (function calls' format
-    and functions file) are the task's to read back (:func:`run_input`).
+    (:func:`run_input`), fields, id fields, filters and ``--limit``, from ``config.json``; no
+    length limit (the run already accepted the data). A task's own input options (function
+    calls' format and functions file) are the task's to read back (:func:`run_input`).
 
     Raises:
         InputError: a file the run used is missing or differs from the sha256 recorded
@@ -123,4 +133,4 @@ def run_source(record: RunRecord) -> Source:
                          field="data")
     fields = record.config.fields or FieldSpec()
     return Source(data, gold, fields.pred, fields.truth, tuple(fields.id), tuple(fields.where),
-                  0)
+                  0, fields.limit)
