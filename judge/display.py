@@ -137,25 +137,35 @@ def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     :func:`judge.pipeline.dryrun.dry_run`
     result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
     cached, to call, estimated prompt/completion tokens, estimated USD with its price date),
-    the total, and one line per judge whose API key is not set (the run would refuse)."""
+    the total, and one line per judge whose API key is not set (the run would refuse). The
+    table fits 80 columns for judge ids up to 24 characters (longer ones wrap, never cut): the
+    price dates and the judges that make no LLM call are named below it."""
     head = (f"simjudge eval --dry-run — {result.get('task')}, {result.get('items')} items, "
             f"{num(result.get('pairs'))} distinct pairs to judge; nothing called, nothing "
             "written")
-    t = _table("judge", "requests", "cached", "to call", "tokens in ≈", "tokens out ≈",
-               "USD ≈")
+    t = _table("judge", "requests", "cached", "to call", "tok in ≈", "tok out ≈", "USD ≈")
+    free: list[str] = []
+    dates: dict[str, list[str]] = {}
     for r in result.get("judges") or []:
         if not r.get("llm"):
-            t.add_row(str(r["judge"]), "–", "–", "–", "–", "–", "no LLM calls")
+            free.append(str(r["judge"]))
+            t.add_row(str(r["judge"]), "–", "–", "–", "–", "–", "0")
             continue
-        usd = ("unpriced" if r["usd"] is None else
-               f"{r['usd']:.4f}" + (f" ({r['price_as_of']})" if r.get("price_as_of") else ""))
+        if r.get("price_as_of"):
+            dates.setdefault(str(r["price_as_of"]), []).append(str(r["judge"]))
         t.add_row(str(r["judge"]), num(r["requests"]), num(r["cached"]), num(r["to_call"]),
-                  num(r["tokens_in"]), num(r["tokens_out"]), usd)
+                  num(r["tokens_in"]), num(r["tokens_out"]),
+                  "unpriced" if r["usd"] is None else f"{r['usd']:.4f}")
     total = result.get("usd_total")
     foot = ("total ≈ " + ("unknown (an unpriced model; --prices FILE)" if total is None
                           else f"{total:.4f} USD")
             + (" at the Batch API's half price" if result.get("batch_api") else "")
             + " — tokens estimated from the rendered prompts (see judge/judges/llm/costs.py)")
+    if dates:  # the table stays within 80 columns: the prices' dates go below it
+        foot += "; prices as of " + ", ".join(f"{d} ({', '.join(js)})" for d, js in
+                                              dates.items())
+    if free:
+        foot += f"; no LLM calls: {', '.join(free)}"
     keys = [Text(f"{r['judge']}: {r['missing_key']} is not set: the run itself would refuse "
                  "to start (exit 2); set it first", style="bold yellow")
             for r in result.get("judges") or [] if r.get("missing_key")]

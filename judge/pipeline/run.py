@@ -5,14 +5,13 @@ Order, so that bad input fails (exit 2 on the command line) before any judge cal
 anything is written: every option is checked and the judges are built; the items are loaded
 and checked; the output directory is checked; then the judges are called, the items scored
 and the run written atomically. The run's input provenance (files and their sha256, fields,
-the command; records given in memory copied into the run directory) is recorded here, for the
-command line and the Python API alike, so ``rescore`` and ``export`` work on either.
+the command; records given in memory copied into the run directory;
+:mod:`judge.pipeline.inputs`) is recorded with it, for the command line and the Python API
+alike, so ``rescore`` and ``export`` work on either.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -20,16 +19,17 @@ from typing import IO, Any
 
 from judge.cache import JudgeCache
 from judge.errors import InputError, RunInterrupted
-from judge.items import Item, check_items
+from judge.items import Item
 from judge.judges.base import Judge
 from judge.judges.keys import keys_optional
 from judge.pipeline.checks import check_judge_use, check_max_chars, check_min, parse_probe
 from judge.pipeline.config import EvalConfig
 from judge.pipeline.evaluate import ProgressFactory, check_probes, evaluate_judged, with_tau_cis
+from judge.pipeline.inputs import load_items, provenance
 from judge.record.runrecord import RunRecord
 from judge.record.store import INPUT_FILE, Renderer, write_run
-from judge.tasks.base import Judged, Params, Source, Task
-from judge.tasks.options import options_dict, task_options
+from judge.tasks.base import Judged, Params, Task
+from judge.tasks.options import task_options
 from judge.tasks.overrides import HumanOverrides
 from judge.tasks.registry import get_task, option_owners, options_model
 
@@ -107,88 +107,6 @@ def calibrated_tau(config: EvalConfig, judge: Judge) -> tuple[float, dict[str, A
                       f"another judge): {calibration['stale_message']}",
                       StaleCalibrationWarning, stacklevel=2)
     return tau, calibration
-
-
-def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
-    """The items of ``config``: read from its files, or from the records given in memory, then
-    the first ``config.limit`` of them (all when None). Every record is read and checked even
-    so: bad input beyond the limit is still refused.
-
-    Raises:
-        InputError: bad input, the file, line (``<items>:N`` in memory) and field named.
-    """
-    return _all_items(config, task, options)[:config.limit]
-
-
-def _all_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
-    """The items of ``config`` before ``limit`` (see :func:`load_items`)."""
-    if config.records is None:
-        if config.data is None:
-            raise InputError("no input: give a data file or records", field="data")
-        return task.load(Source(Path(config.data), config.gold, config.pred_field,
-                                config.truth_field, tuple(config.id_fields),
-                                tuple(config.where), config.max_chars), options)
-    records = list(config.records)
-    if records and isinstance(records[0], Item):
-        items = [i for i in records if isinstance(i, Item)]
-        if len(items) != len(records):
-            raise InputError("mix of Item objects and dicts in items", field="items")
-        check_items(items, config.max_chars)
-        return items
-    return task.from_dicts(records, config.pred_field, config.truth_field,
-                           tuple(config.id_fields), max_chars=config.max_chars,
-                           where=tuple(config.where))
-
-
-def _records_text(records: list[Any]) -> str:
-    """The records given in memory as JSONL (the in-run input copy).
-
-    Raises:
-        InputError: a record that is not JSON-serialisable (it could not be read again).
-    """
-    try:
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"records must be JSON-serialisable to be recorded with the run: {exc}",
-                         field="items") from None
-
-
-def provenance(config: EvalConfig, task: Task, options: Any,
-               calibration: dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
-    """``config.json``'s input provenance and, for dict records given in memory, the JSONL text
-    of the in-run copy (None otherwise).
-
-    Entries: ``command``; ``data``/``gold`` and the task's file options (``functions``) as
-    ``{"path", "sha256"}`` (records given in memory, when the run is written: a copy in the run
-    directory, ``{"path": "inputs.jsonl", "sha256", "in_run": true}``); ``fields`` ``{"pred",
-    "truth", "id", "where"}`` and ``limit`` when given; ``tau_from``; the task's options
-    (``task_options``) and the task's own entries (``function_call_format``).
-    """
-    from judge.io import file_sha256
-
-    entries: dict[str, Any] = {"command": list(config.command)}
-    copy = None
-    if config.records is not None and config.out_dir is not None:  # a run to re-read from
-        records = list(config.records)
-        if not (records and isinstance(records[0], Item)):
-            copy = _records_text(records)
-            digest = hashlib.sha256(copy.encode("utf-8")).hexdigest()
-            entries["data"] = {"path": INPUT_FILE, "sha256": digest, "in_run": True}
-    elif config.data is not None:
-        entries["data"] = {"path": str(config.data), "sha256": file_sha256(config.data)}
-    functions = getattr(options, "functions", None)
-    entries["functions"] = ({"path": str(functions), "sha256": file_sha256(functions)}
-                            if functions else None)
-    entries["gold"] = ({"path": str(config.gold), "sha256": file_sha256(config.gold)}
-                       if config.gold else None)
-    entries["fields"] = {"pred": config.pred_field, "truth": config.truth_field,
-                         "id": list(config.id_fields), "where": list(config.where),
-                         **({"limit": config.limit} if config.limit is not None else {})}
-    entries["tau_from"] = calibration
-    opts = options_dict(options)
-    if opts:
-        entries["task_options"] = opts
-    return entries, copy
 
 
 def run(config: EvalConfig, renderers: Mapping[str, Renderer] | None = None,

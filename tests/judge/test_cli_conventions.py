@@ -321,3 +321,53 @@ def test_calibrate_names_its_plots(tmp_path: Path) -> None:
     cal = tmp_path / "cal"
     assert res.stdout.splitlines()[-1] == f"plots in {cal}: threshold.png, roc.png, pr.png"
     assert all((cal / n).is_file() for n in ("threshold.png", "roc.png", "pr.png"))
+
+
+# ------------------------------------------------------------------ 80 columns: eval, calibrate
+
+def _fits_80(text: str) -> None:
+    too_long = [line for line in text.splitlines() if len(line) > 80]
+    assert too_long == [], too_long
+
+
+def test_eval_dry_run_keeps_every_judge_id_whole_at_80_columns(tmp_path: Path) -> None:
+    # the glossary: 24 items × 4 predictions × 4 gold terms = 384 cells, 3 of them exact
+    # (normalised-equal) → 381 distinct pairs, one request each for the pairwise LLM judge,
+    # none cached in an empty cache. Before, the USD column's price date and the "no LLM
+    # calls" cell squeezed the judge column to nothing ("lexica" / "l", or no ids at all).
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    res = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "eval", "examples/glossary_en_zh.jsonl", "--judge",
+         "openai:gpt-4o-mini", "--judge", "lexical", "--judge", "local", "--dry-run",
+         "--cache-dir", str(tmp_path / "c")], cwd=REPO, capture_output=True, text=True,
+        env={**env, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONPATH": str(REPO)}, timeout=300)
+    assert res.returncode == 0, res.stderr
+    _fits_80(res.stdout)
+    rows = {line.split()[0]: line.split()[1:] for line in res.stdout.splitlines()
+            if line.split() and line.split()[0] in ("openai:gpt-4o-mini", "lexical", "local")}
+    assert rows["openai:gpt-4o-mini"][:3] == ["381", "0", "381"]
+    assert rows["lexical"] == rows["local"] == ["–"] * 5 + ["0"]
+    foot = " ".join(res.stdout.split())
+    assert "prices as of " in foot and "no LLM calls: lexical, local" in foot
+
+
+def test_eval_and_calibrate_fit_80_columns(tmp_path: Path) -> None:
+    # run in tmp_path with a relative --out: the closing "report: PATH" line holds a path,
+    # printed whole (never wrapped, so it can be copied), so keep it short
+    run = _cli("eval", REPO / "examples/glossary_en_zh.jsonl", "--judge", "lexical", "--judge",
+               "local", "--out", "run", "--cache-dir", "c", "--bootstrap", "200", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    _fits_80(run.stdout)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    for name in ("macro_f1", "micro_precision", "tp_fuzzy"):  # whole, with the run's value
+        (line,) = [x for x in run.stdout.splitlines() if x.split()[:1] == [name]]
+        assert f"{summary['metrics'][name]:.4f}" in line
+    cal = _cli("calibrate", REPO / "examples/am2ico_word_pairs.tsv", "--judge", "lexical",
+               "--judge", "local", "--out", "cal", "--cache-dir", "c", cwd=tmp_path)
+    assert cal.returncode == 0, cal.stderr
+    _fits_80(cal.stdout)
+    got = json.loads((tmp_path / "cal" / "calibration.json").read_text(encoding="utf-8"))
+    (line,) = [x for x in cal.stdout.splitlines() if x.split()[:1] == ["ROC-AUC"]]
+    assert set(got["judges"]) == {"lexical", "local"}
+    for j in got["judges"].values():  # every judge's ROC-AUC is on the row, whole
+        assert f"{j['roc_auc']:.3f}" in line, (line, j["roc_auc"])

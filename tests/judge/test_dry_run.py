@@ -64,7 +64,7 @@ def test_dry_run_calls_nothing_and_writes_nothing(tmp_path: Path) -> None:
         assert row.split()[1:4] == ["8", "0", "8"] and row.split()[5] == "480"
         tin = int(row.split()[4])
         usd = (tin * 1.0 + 480 * 2.0) / 1e6  # the price table's input / output USD per 1M
-        assert f"{usd:.4f} (2026-11-22)" in text
+        assert row.split()[6] == f"{usd:.4f}" and "prices as of 2026-11-22 (openai:fake)" in text
         # after the real run every request is cached: nothing to call, 0 USD
         res = _eval(srv, data, prices, tmp_path, "--out", str(tmp_path / "run"))
         assert res.exit_code == 0 and len(srv.log) == 8  # type: ignore[attr-defined]
