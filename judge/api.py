@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.cache import CacheMode
+from judge.cachemodes import CacheMode
 from judge.items import DEFAULT_MAX_CHARS, Item
 from judge.judges.base import Judge
 from judge.judges.options import JudgeOptions

@@ -51,10 +51,11 @@ import sqlite3
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import diskcache
 
+from judge.cachemodes import CACHE_MODES, CacheMode
 from judge.errors import CacheMissError, InputError
 from judge.jsoncache import JsonCacheStore, bundle_manifest, is_json_cache
 from judge.leases import STORAGE_ERRORS as _STORAGE_ERRORS
@@ -62,8 +63,6 @@ from judge.leases import CacheLeases
 
 RETRY_S = 10.0
 """Seconds between two attempts to write to a cache that refused a write."""
-CacheMode = Literal["read-write", "read-only", "off", "cache-only"]
-CACHE_MODES: tuple[str, ...] = ("read-write", "read-only", "off", "cache-only")
 
 _SECRET_NAMES = ("api_key", "apikey", "authorization", "headers", "token", "secret", "password")
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from judge.cache import CACHE_MODES
+from judge.cachemodes import CACHE_MODES
 from judge.judges.registry import spec_help
 
 JudgeSpecs = Annotated[list[str] | None, typer.Option(

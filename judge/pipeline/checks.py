@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from judge.cache import CACHE_MODES
+from judge.cachemodes import CACHE_MODES
 from judge.errors import InputError, flag
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.cache import CacheMode
+from judge.cachemodes import CacheMode
 from judge.items import DEFAULT_MAX_CHARS
 from judge.judges.llm.batchstate import BatchLimits
 from judge.judges.panel import Vote

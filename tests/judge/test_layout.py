@@ -25,7 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("leaves", ("judge.errors", "judge.redact", "judge.verdict", "judge.numbers",
                 "judge.versions", "judge.aio", "judge.ratelimit", "judge.io", "judge.prices")),
     ("record", ("judge.record",)),
-    ("cache", ("judge.leases", "judge.cache", "judge.jsoncache")),
+    ("cache", ("judge.cachemodes", "judge.leases", "judge.cache", "judge.jsoncache")),
     ("judges", ("judge.judges",)),
     ("probes", ("judge.probes",)),
     ("tasks", ("judge.items", "judge.matrix", "judge.tasks")),
