@@ -282,7 +282,7 @@ DATA = Path(os.environ.get("BFCL_DATA",
                            "/tmp/gorilla-de83/berkeley-function-call-leaderboard/data"))
 
 
-@pytest.mark.skipif(not (ARCHIVE / "score").is_dir() and DATA.is_dir(),
+@pytest.mark.skipif(not ((ARCHIVE / "score").is_dir() and DATA.is_dir()),
                     reason="BFCL result archive absent (set BFCL_ARCHIVE and BFCL_DATA)")
 def test_two_archive_models_agree_with_the_official_score_files(capsys: Any) -> None:
     pytest.importorskip("tree_sitter_java")
