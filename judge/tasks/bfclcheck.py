@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.tasks.bfclmodels import BfclModel
+from judge.tasks.bfclmodels import BfclModel, bfcl_model
 from judge.tasks.fcformats import BFCL_CATEGORIES, Unparseable
 from metrics.fc_check import CallCheck, EquivalentFor, check_item
 
@@ -110,6 +110,16 @@ def decode_result(result: Any, category: str, model: BfclModel) -> Any:
         return model.decode(result, language_of(category))
     except Unparseable as exc:
         return exc
+
+
+def decoded_of(item: Any) -> Any:
+    """A BFCL item's (:class:`judge.items.Item`) decoded result: the one
+    :func:`judge.tasks.bfclscore.load_bfcl_items` stored, else decoded now (items built in
+    memory) by :func:`decode_result`."""
+    if "decoded" in item.extra:
+        return item.extra["decoded"]
+    return decode_result(item.pred, item.extra["category"],
+                         bfcl_model(str(item.extra.get("bfcl_model", "generic"))))
 
 
 def verdict_of(decoded: Any, category: str, gold: Mapping[str, Any],

@@ -27,6 +27,7 @@ from judge.tasks.bfclcheck import (
     AST_CATEGORIES,
     SINGLE_CALL,
     decode_result,
+    decoded_of,
     is_call_list,
     verdict_of,
 )
@@ -160,15 +161,6 @@ class BfclItemCheck:
     verdicts: dict[str, bool]
     shown: Any
     seed_calls: list[dict[str, Any]] = field(default_factory=list)
-
-
-def decoded_of(item: Item) -> Any:
-    """A BFCL item's decoded result: the one :func:`load_bfcl_items` stored, else decoded now
-    (items built in memory) by :func:`judge.tasks.bfclcheck.decode_result`."""
-    if "decoded" in item.extra:
-        return item.extra["decoded"]
-    return decode_result(item.pred, item.extra["category"],
-                         bfcl_model(str(item.extra.get("bfcl_model", "generic"))))
 
 
 def bfcl_item_check(item: Item, matching: str,

@@ -41,8 +41,7 @@ def checkable(item: Item, fmt: str) -> tuple[list[dict[str, Any]] | None, dict[s
     unparseable message)``: the item in the form :func:`metrics.fc_check.check_item` takes;
     ``single`` is BFCL's ``simple`` category (one function, matched by position)."""
     if fmt == "bfcl":
-        from judge.tasks.bfclcheck import SINGLE_CALL, is_call_list
-        from judge.tasks.bfclscore import decoded_of
+        from judge.tasks.bfclcheck import SINGLE_CALL, decoded_of, is_call_list
 
         single = item.extra["category"] in SINGLE_CALL
         decoded = decoded_of(item)
