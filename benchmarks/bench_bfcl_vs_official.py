@@ -29,8 +29,9 @@ simjudge's side: :func:`judge.tasks.bfclcheck.decode_result`, then
 ``--with-optimal`` the optimal matching's verdict too, as ``simjudge eval`` computes both.
 
 Timing: ``time.process_time`` around the decoding of every item of the archive, then around
-the checking of every decoded item, each side in turn; ``--repeat`` rounds (default 3), the
-minimum kept. Reading the files is not timed.
+the checking of every decoded item, each side in turn (the other side's decodings freed and
+garbage collected first); ``--repeat`` rounds (default 3), the minimum kept. Reading the files
+is not timed.
 
 Usage (with tree-sitter 0.21.3 installed)::
 
@@ -46,6 +47,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import importlib
 import json
 import os
@@ -256,14 +258,20 @@ def main(argv: list[str] | None = None) -> int:
     best = {k: float("inf") for k in ("o_dec", "o_chk", "s_dec", "s_chk")}
     verdicts: dict[str, list[bool]] = {}
     for _ in range(args.repeat):
+        # each side starts with the other's decodings freed and a full collection done, so
+        # that neither pays for garbage-collecting the other's objects
+        gc.collect()
         o_decoded, t = official_decode(official, cases)
         best["o_dec"] = min(best["o_dec"], t)
         verdicts["official"], t = official_check(official, cases, o_decoded)
         best["o_chk"] = min(best["o_chk"], t)
+        del o_decoded
+        gc.collect()
         s_decoded, t = simjudge_decode(cases)
         best["s_dec"] = min(best["s_dec"], t)
         verdicts["simjudge"], t = simjudge_check(cases, s_decoded, args.with_optimal)
         best["s_chk"] = min(best["s_chk"], t)
+        del s_decoded
     n = len(cases)
     files = [c.official_file for c in cases]
     agree = {"simjudge = official checker": sum(

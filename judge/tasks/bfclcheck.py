@@ -109,6 +109,8 @@ def decode_result(result: Any, category: str, model: BfclModel) -> Any:
     try:
         return model.decode(result, language_of(category))
     except Unparseable as exc:
+        # kept with the item: drop the frames (and the parse trees they hold) it points to
+        exc.__traceback__ = exc.__context__ = None
         return exc
 
 
