@@ -34,6 +34,7 @@ extension beyond BFCL: without it the verdicts are BFCL's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,8 +69,10 @@ parameter (``function`` is the schema's name); returning None = exact comparison
 _STD = re.compile(r"[ ,./\-_*^]")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def standardize_string(s: str) -> str:
-    """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` → ``"``.
+    """BFCL's string standardisation: drop spaces and ``,./-_*^``, lower-case, ``'`` → ``"``
+    (memoised: the same acceptable answers are standardised for every model's item).
 
     Examples:
         >>> standardize_string("New York, N.Y.")
@@ -284,7 +287,7 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
                schema: Mapping[str, Any],
                string_equivalent: StringEquivalent | None = None, *,
                equivalent_for: EquivalentFor | None = None, language: str = "python",
-               names: str = "either") -> CallCheck:
+               names: str = "either", full: bool = True) -> CallCheck:
     """Check one predicted call against one gold call.
 
     Args:
@@ -300,6 +303,10 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         language: one of :data:`LANGUAGES`; ``java``/``javascript`` values are source text,
             converted by the declared type (:mod:`metrics.fc_convert`) before the checks.
         names: how the name must be spelt (:data:`NAME_RULES`).
+        full: check every parameter (``params_ok`` counts all that are right); False stops at
+            the first wrong one, for less work: the same ``valid``, but ``params_ok`` counts
+            only the parameters before it, and a problem with a later parameter (such as an
+            unexpected one) is not reported.
 
     Returns:
         :class:`CallCheck`; ``valid`` is BFCL's verdict (``simple_function_checker``).
@@ -342,20 +349,23 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         value, expected, item_type, problem = _declared(props, p, language, raw)
         if problem:
             first = first or CallCheck(False, "type_mismatch", problem)
-            continue
-        valid_type, is_variable = _type_ok(value, gold[p], expected, item_type)
-        if not valid_type:
-            first = first or CallCheck(
-                False, "type_mismatch",
-                f"parameter {p!r}: {raw!r} is not of type {props[p].get('type', 'any')}")
-            continue
-        equiv = (string_equivalent if equivalent_for is None
-                 else equivalent_for(schema_name, str(p)))
-        if not _value_ok(value, gold[p], expected, item_type, is_variable, equiv):
-            first = first or CallCheck(False, "value_mismatch",
-                                       f"parameter {p!r}: {raw!r} is not one of {gold[p]!r}")
-            continue
-        ok += 1
+        else:
+            valid_type, is_variable = _type_ok(value, gold[p], expected, item_type)
+            if not valid_type:
+                first = first or CallCheck(
+                    False, "type_mismatch",
+                    f"parameter {p!r}: {raw!r} is not of type {props[p].get('type', 'any')}")
+            else:
+                equiv = (string_equivalent if equivalent_for is None
+                         else equivalent_for(schema_name, str(p)))
+                if _value_ok(value, gold[p], expected, item_type, is_variable, equiv):
+                    ok += 1
+                    continue
+                first = first or CallCheck(
+                    False, "value_mismatch",
+                    f"parameter {p!r}: {raw!r} is not one of {gold[p]!r}")
+        if not full:
+            break
     if first is not None:
         return CallCheck(False, first.error_type, first.message, ok, total)
     for p, acceptable in gold.items():
@@ -377,18 +387,32 @@ def find_schema(schemas: Sequence[Mapping[str, Any]], gold_name: str) -> Mapping
     return None
 
 
-def _greedy(valid: list[list[bool]]) -> list[tuple[int, int]] | int:
+def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], CallCheck]
+              ) -> ItemCheck:
     """BFCL's order of checks: each gold call in turn takes the first unmatched predicted call
-    valid for it. The pairs, or the index of the first gold call left without one."""
+    valid for it, each pair checked only when that order reaches it (as BFCL's
+    ``parallel_function_checker_no_order``, which stops at the first valid call); a gold call
+    left without one is reported with its closest call, for which its whole row is checked."""
+    done: dict[tuple[int, int], CallCheck] = {}
+
+    def get(g: int, p: int) -> CallCheck:
+        if (g, p) not in done:
+            done[g, p] = call_check(g, p, False)  # validity only: stop at a wrong parameter
+        return done[g, p]
+
     taken: set[int] = set()
     pairs = []
-    for g, row in enumerate(valid):
-        p = next((p for p, ok in enumerate(row) if ok and p not in taken), None)
-        if p is None:
-            return g
-        taken.add(p)
-        pairs.append((g, p))
-    return pairs
+    for g in range(n_gold):
+        found = next((p for p in range(n_pred) if p not in taken and get(g, p).valid), None)
+        if found is None:
+            best = max((call_check(g, p, True) for p in range(n_pred)),
+                       key=lambda c: c.agreement)
+            return ItemCheck(False, best.error_type or "value_mismatch",
+                             f"gold call {g}: no valid predicted call left for it in "
+                             f"BFCL's order of checks (closest: {best.message})")
+        taken.add(found)
+        pairs.append((g, found, done[g, found]))
+    return ItemCheck(True, "", "", tuple(pairs))
 
 
 def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str, Any]],
@@ -449,7 +473,7 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
     if len(pred) != len(gold_items):
         return ItemCheck(False, "wrong_count",
                          f"{len(pred)} call(s) for {len(gold_items)} expected")
-    checks: list[list[CallCheck]] = []
+    golds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []  # (gold params, schema)
     for gname, gparams in gold_items:
         # a single expected call with a single schema is checked against that schema whatever
         # the gold key says (BFCL's simple category: e.g. gold "find_closest" for the schema
@@ -460,19 +484,18 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         if not isinstance(gparams, Mapping):
             return ItemCheck(False, "value_mismatch",
                              f"gold call {gname!r} has no parameter table: no call matches it")
-        checks.append([check_call(p, gparams, schema, string_equivalent,
-                                  equivalent_for=equivalent_for, language=language, names=names)
-                       for p in pred])
-    if not checks:
+        golds.append((gparams, schema))
+    if not golds:
         return ItemCheck(True)
+
+    def call_check(g: int, p: int, full: bool = True) -> CallCheck:
+        return check_call(pred[p], golds[g][0], golds[g][1], string_equivalent,
+                          equivalent_for=equivalent_for, language=language, names=names,
+                          full=full)
+
     if matching == "official":
-        found = _greedy([[c.valid for c in row] for row in checks])
-        if isinstance(found, int):
-            best = max(checks[found], key=lambda c: c.agreement)
-            return ItemCheck(False, best.error_type or "value_mismatch",
-                             f"gold call {found}: no valid predicted call left for it in "
-                             f"BFCL's order of checks (closest: {best.message})")
-        return ItemCheck(True, "", "", tuple((g, p, checks[g][p]) for g, p in found))
+        return _official(len(golds), len(pred), call_check)
+    checks = [[call_check(g, p) for p in range(len(pred))] for g in range(len(golds))]
     valid = np.array([[c.valid for c in row] for row in checks], dtype=float)
     agree = np.array([[c.agreement for c in row] for row in checks], dtype=float)
     from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast

@@ -63,7 +63,10 @@ def eval_command(
              "qrels).")] = None,
     max_chars: Annotated[int, typer.Option(
         help="Longest string (characters) accepted in a prediction or gold field; a longer one "
-             "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit.")] = 4096,
+             "is bad input (exit 2, FILE:LINE: field), never truncated. 0 = no limit. With "
+             "--format bfcl it applies to the ground truth and to the strings of the decoded "
+             "calls (what --arg-judge can send to a judge), not to the raw result text, which "
+             "is decoded, never judged.")] = 4096,
     where: Annotated[list[str] | None, typer.Option(
         help="Keep only records with FIELD=VALUE (repeatable).")] = None,
     limit: Annotated[str | None, typer.Option(metavar="N", help=(

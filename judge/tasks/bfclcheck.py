@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge.tasks.bfclmodels import BfclModel
+from judge.tasks.bfclmodels import BfclModel, bfcl_model
 from judge.tasks.fcformats import BFCL_CATEGORIES, Unparseable
 from metrics.fc_check import CallCheck, EquivalentFor, check_item
 
@@ -90,13 +90,51 @@ def bfcl_verdict(result: Any, category: str, gold: Mapping[str, Any],
         >>> bfcl_verdict("[f(a=1)", "relevance", {}, [], llama).error_type
         'called_function'
     """
-    language = language_of(category)
+    return verdict_of(decode_result(result, category, model), category, gold, schemas, model,
+                      matching, equivalent_for)
+
+
+def decode_result(result: Any, category: str, model: BfclModel) -> Any:
+    """``result`` decoded by ``model``'s decoder for ``category``'s language, or the
+    :class:`~judge.tasks.fcformats.Unparseable` its decoder raised (returned, not raised), so
+    that one decoding serves every verdict of the item (:func:`verdict_of`).
+
+    Examples:
+        >>> from judge.tasks.bfclmodels import bfcl_model
+        >>> decode_result("[f(a=1)]", "simple", bfcl_model("python"))
+        [{'f': {'a': 1}}]
+        >>> type(decode_result("[f(a=1)", "simple", bfcl_model("python"))).__name__
+        'Unparseable'
+    """
     try:
-        decoded = model.decode(result, language)
+        return model.decode(result, language_of(category))
     except Unparseable as exc:
+        # kept with the item: drop the frames (and the parse trees they hold) it points to
+        exc.__traceback__ = exc.__context__ = None
+        return exc
+
+
+def decoded_of(item: Any) -> Any:
+    """A BFCL item's (:class:`judge.items.Item`) decoded result: the one
+    :func:`judge.tasks.bfclscore.load_bfcl_items` stored, else decoded now (items built in
+    memory) by :func:`decode_result`."""
+    if "decoded" in item.extra:
+        return item.extra["decoded"]
+    return decode_result(item.pred, item.extra["category"],
+                         bfcl_model(str(item.extra.get("bfcl_model", "generic"))))
+
+
+def verdict_of(decoded: Any, category: str, gold: Mapping[str, Any],
+               schemas: Sequence[Mapping[str, Any]], model: BfclModel,
+               matching: str = "official",
+               equivalent_for: EquivalentFor | None = None) -> BfclVerdict:
+    """:func:`bfcl_verdict` of an item already decoded by :func:`decode_result` (``decoded``
+    is not modified)."""
+    language = language_of(category)
+    if isinstance(decoded, Unparseable):
         if category == "relevance":
-            return BfclVerdict(True, "", f"no call decoded: {exc}")
-        return BfclVerdict(False, "unparseable", f"cannot decode: {exc}")
+            return BfclVerdict(True, "", f"no call decoded: {decoded}")
+        return BfclVerdict(False, "unparseable", f"cannot decode: {decoded}")
     if category == "relevance":
         if calls_nothing(decoded):
             return BfclVerdict(True, "", "no function called", decoded)

@@ -23,7 +23,14 @@ import numpy as np
 
 from judge.errors import InputError
 from judge.items import Item
-from judge.tasks.bfclcheck import AST_CATEGORIES, SINGLE_CALL, bfcl_verdict, is_call_list
+from judge.tasks.bfclcheck import (
+    AST_CATEGORIES,
+    SINGLE_CALL,
+    decode_result,
+    decoded_of,
+    is_call_list,
+    verdict_of,
+)
 from judge.tasks.bfclmodels import bfcl_model
 from judge.tasks.fcoptions import FunctionCallOptions
 from metrics.fc_check import names_match
@@ -46,12 +53,20 @@ _PROMPT_FAMILIES = ("fc-json", "gemini", "cohere-fc", "glm", "granite", "hermes"
 
 def load_bfcl_items(source: Source, options: FunctionCallOptions) -> list[Item]:
     """Items of a BFCL result file or folder (:func:`judge.tasks.bfclload.bfcl_files`), each
-    with its schemas, category and the model whose decoder reads it (``extra``).
+    with its schemas, category, the model whose decoder reads it and its result decoded once
+    (:func:`judge.tasks.bfclcheck.decode_result`; ``extra["decoded"]``).
+
+    ``source.max_chars`` applies to the ground truth and to every string of the *decoded*
+    calls (names, parameters, values: what ``--arg-judge`` can send to a judge), not to the
+    raw result text: that is decoded, never judged, and models wrap short calls in long prose
+    or reasoning (13 of the 71 models of BFCL's 2024-08-11 archive have raw results over 4,096
+    characters; none decodes to a string that long).
 
     Raises:
         InputError: see :func:`judge.tasks.bfclload.bfcl_files` and
             :func:`judge.tasks.fcformats.load_bfcl`; a ``--bfcl-model`` BFCL does not know;
-            Java/JavaScript prompt-style items without tree-sitter installed.
+            Java/JavaScript prompt-style items without tree-sitter installed; a decoded string
+            over ``source.max_chars`` (field ``result``).
     """
     from judge.tasks.bfclload import bfcl_files, detect_model
     from judge.tasks.fcformats import load_bfcl
@@ -59,13 +74,12 @@ def load_bfcl_items(source: Source, options: FunctionCallOptions) -> list[Item]:
     data = Path(source.data)
     triples, notes = bfcl_files(data, source.gold, options.functions)
     model = detect_model(data, options.bfcl_model)
-    items = [Item(b.id, b.source, b.result, b.gold, b.question,
-                  {"schemas": b.schemas, "category": b.category, "bfcl_model": model,
-                   "skipped": notes})
-             for res, gold, questions in triples
-             for b in load_bfcl(res, gold, questions, max_chars=source.max_chars)]
-    if (bfcl_model(model).family not in _PROMPT_FAMILIES
-            and any(i.extra["category"] in ("java", "javascript") for i in items)):
+    decoder = bfcl_model(model)
+    loaded = [b for res, gold, questions in triples
+              for b in load_bfcl(res, gold, questions, max_chars=source.max_chars,
+                                 check_results=False)]
+    if (decoder.family not in _PROMPT_FAMILIES
+            and any(b.category in ("java", "javascript") for b in loaded)):
         try:
             from judge.tasks.bfclsource import _parser
 
@@ -73,7 +87,33 @@ def load_bfcl_items(source: Source, options: FunctionCallOptions) -> list[Item]:
             _parser("javascript")
         except ImportError as exc:
             raise InputError(str(exc), data, field="data") from None
+    items = []
+    for b in loaded:
+        decoded = decode_result(b.result, b.category, decoder)
+        if is_call_list(decoded):
+            _check_decoded_sizes(decoded, source.max_chars, b.source)
+        items.append(Item(b.id, b.source, b.result, b.gold, b.question,
+                          {"schemas": b.schemas, "category": b.category, "bfcl_model": model,
+                           "skipped": notes, "decoded": decoded}))
     return items
+
+
+def _check_decoded_sizes(decoded: Any, max_chars: int, source: str) -> None:
+    """Refuse a string of the decoded calls over ``max_chars`` (0 = no limit).
+
+    Raises:
+        InputError: ``FILE:LINE: field 'result': decoded calls hold a string of 5,000
+            characters, over --max-chars 4096 (…)``.
+    """
+    from judge import io
+
+    path, _, line = source.rpartition(":")
+    try:
+        io.check_string_sizes(decoded, max_chars, path, int(line), "result")
+    except InputError as exc:
+        over = exc.message.replace(" exceeds ", ", over ")
+        raise InputError(f"decoded calls hold a {over} (what --arg-judge can send to a judge)",
+                         exc.path, exc.line, exc.field) from None
 
 
 def settled_options(items: Sequence[Item], options: Any) -> Any:
@@ -133,14 +173,15 @@ def bfcl_item_check(item: Item, matching: str,
     cat = item.extra["category"]
     schemas = item.extra["schemas"]
     model = bfcl_model(str(item.extra["bfcl_model"]))
-    official = bfcl_verdict(item.pred, cat, item.truth, schemas, model, "official")
+    decoded = decoded_of(item)
+    official = verdict_of(decoded, cat, item.truth, schemas, model, "official")
     several = cat not in SINGLE_CALL and cat != "relevance"
-    optimal = (bfcl_verdict(item.pred, cat, item.truth, schemas, model, "optimal")
+    optimal = (verdict_of(decoded, cat, item.truth, schemas, model, "optimal")
                if several else official)
     verdicts = {"official": official.correct, "optimal": optimal.correct}
     if equivalent is not None:
-        judged = bfcl_verdict(item.pred, cat, item.truth, schemas, model, matching,
-                              equivalent_for(equivalent))
+        judged = verdict_of(decoded, cat, item.truth, schemas, model, matching,
+                            equivalent_for(equivalent))
         verdicts["arg_judge"] = judged.correct
     chosen = official if matching == "official" else optimal
     decoded = chosen.decoded

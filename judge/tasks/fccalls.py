@@ -41,16 +41,12 @@ def checkable(item: Item, fmt: str) -> tuple[list[dict[str, Any]] | None, dict[s
     unparseable message)``: the item in the form :func:`metrics.fc_check.check_item` takes;
     ``single`` is BFCL's ``simple`` category (one function, matched by position)."""
     if fmt == "bfcl":
-        from judge.tasks.bfclcheck import SINGLE_CALL, is_call_list, language_of
-        from judge.tasks.bfclmodels import bfcl_model
+        from judge.tasks.bfclcheck import SINGLE_CALL, decoded_of, is_call_list
 
-        cat = item.extra["category"]
-        single = cat in SINGLE_CALL
-        model = bfcl_model(str(item.extra.get("bfcl_model", "generic")))
-        try:
-            decoded = model.decode(item.pred, language_of(cat))
-        except Unparseable as exc:
-            return None, item.truth, item.extra["schemas"], single, str(exc)
+        single = item.extra["category"] in SINGLE_CALL
+        decoded = decoded_of(item)
+        if isinstance(decoded, Unparseable):
+            return None, item.truth, item.extra["schemas"], single, str(decoded)
         if not is_call_list(decoded):
             return None, item.truth, item.extra["schemas"], single, "not a list of calls"
         pred = [{n: a} for call in decoded for n, a in call.items()]

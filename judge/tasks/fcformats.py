@@ -223,7 +223,7 @@ def _schemas(q: io.Record) -> list[dict[str, Any]]:
 
 
 def load_bfcl(results: str | Path, gold: str | Path | None, functions: str | Path,
-              max_chars: int = 4096) -> list[BfclItem]:
+              max_chars: int = 4096, check_results: bool = True) -> list[BfclItem]:
     """Join BFCL results, possible answers and questions on ``id`` (each file's ids unique).
 
     Args:
@@ -232,6 +232,8 @@ def load_bfcl(results: str | Path, gold: str | Path | None, functions: str | Pat
             file (JSONL; ``.json`` as BFCL names them).
         max_chars: longest string in a result or a ground truth (raw call text, argument
             values; 0 = no limit).
+        check_results: apply ``max_chars`` to the raw results too; False when the caller
+            checks the decoded results instead (:func:`judge.tasks.bfclscore.load_bfcl_items`).
 
     Raises:
         InputError: unreadable files, missing fields, a duplicate id in any file, an id on one
@@ -260,7 +262,8 @@ def load_bfcl(results: str | Path, gold: str | Path | None, functions: str | Pat
             truth = _gold_calls(ans)
             io.check_string_sizes(truth, max_chars, ans.path, ans.line, "ground_truth")
         result = io.get_field(rec, "result")
-        io.check_string_sizes(result, max_chars, rec.path, rec.line, "result")
+        if check_results:
+            io.check_string_sizes(result, max_chars, rec.path, rec.line, "result")
         items.append(BfclItem(rid, cat, result, truth, _schemas(q),
                               str(q.data.get("question", "")), f"{rec.path}:{rec.line}"))
     if not items:

@@ -32,7 +32,8 @@ class Source:
             the position (see :func:`judge.items.resolve_id_fields`).
         where: ``FIELD=VALUE`` filters on the records.
         max_chars: longest string (characters) accepted in a prediction or gold field, >= 0
-            (0 = no limit); a longer one is bad input, never truncated.
+            (0 = no limit); a longer one is bad input, never truncated. BFCL input: the
+            decoded calls, not the raw result text (:func:`judge.tasks.bfclscore.load_bfcl_items`).
         limit: only the first N items are scored (``eval --limit``; None = all); applied by
             the caller to what :meth:`judge.tasks.base.Task.load` returns (:meth:`first`).
     """

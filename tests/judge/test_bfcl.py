@@ -257,6 +257,38 @@ def test_a_result_folder_is_scored_in_one_command(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "unknown BFCL model" in bad.output
 
 
+def test_max_chars_applies_to_the_decoded_calls_not_the_raw_text(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    data = _bfcl_folder(tmp_path)[1]
+    res = tmp_path / "result" / "deepseek-ai_deepseek-coder-6.7b-instruct"
+    prose = "Let me think step by step about the greatest common divisor. " * 80
+    assert len(prose) > 4096  # 62 characters x 80 = 4,960
+    _write(res / "gorilla_openfunctions_v1_test_simple_result.json", [
+        {"id": "simple_0", "result": prose + "```python\n[math.gcd(a=12, b=18)]\n```"},
+        {"id": "simple_1", "result": "```python\n[math.gcd(a=12, b=9)]\n```" + prose},
+        {"id": "simple_2", "result": prose}])  # no code block: unparseable, wrong
+    base = ["eval", str(res), "--task", "function-call", "--format", "bfcl", "--functions",
+            str(data), "--bootstrap", "0"]
+    got = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "run")])
+    assert got.exit_code == 0, got.output
+    metrics = json.loads((tmp_path / "run" / "summary.json").read_text())["metrics"]
+    assert metrics["accuracy_simple"] == 1 / 3  # simple_0 right; b=9 and no call wrong
+    # a decoded string over the limit is still refused, with the result's file and line
+    _write(res / "gorilla_openfunctions_v1_test_simple_result.json", [
+        {"id": "simple_0", "result": "```python\n[math.gcd(a=12, b='" + "x" * 4097
+         + "')]\n```"}])
+    bad = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "run2")])
+    assert bad.exit_code == 2
+    assert ("gorilla_openfunctions_v1_test_simple_result.json:1: field 'result': decoded calls "
+            "hold a string of 4,097 characters, over --max-chars 4096") in bad.output
+    assert not (tmp_path / "run2").exists()
+    assert CliRunner().invoke(app, [*base, "--max-chars", "0", "--out",
+                                    str(tmp_path / "run3")]).exit_code == 0
+
+
 def test_compare_shows_the_per_category_view_across_models(tmp_path: Path) -> None:
     from judge.pipeline.config import EvalConfig
     from judge.pipeline.run import run
@@ -282,7 +314,7 @@ DATA = Path(os.environ.get("BFCL_DATA",
                            "/tmp/gorilla-de83/berkeley-function-call-leaderboard/data"))
 
 
-@pytest.mark.skipif(not (ARCHIVE / "score").is_dir() and DATA.is_dir(),
+@pytest.mark.skipif(not ((ARCHIVE / "score").is_dir() and DATA.is_dir()),
                     reason="BFCL result archive absent (set BFCL_ARCHIVE and BFCL_DATA)")
 def test_two_archive_models_agree_with_the_official_score_files(capsys: Any) -> None:
     pytest.importorskip("tree_sitter_java")
