@@ -56,8 +56,10 @@ def runs_command(
     # run and judge share what the other columns leave, 10 at least: judge ids are cut at the
     # end, run names in the middle (default names differ at both ends: time and pid)
     room = out.width - 2 * (len(heads) - 1) - sum(widths) + widths[0] + widths[2]
-    widths[0] = max(10, min(widths[0], room - min(widths[2], 10)))
-    widths[2] = max(10, min(widths[2], room - widths[0]))
+    # (never wider than their longest cell: a floor of 10 for a 5-character column made the
+    # line 5 columns too long, so the date wrapped)
+    widths[0] = min(widths[0], max(10, room - min(widths[2], 10)))
+    widths[2] = min(widths[2], max(10, room - widths[0]))
     for k, r in enumerate(rows):
         cells = [_cut(c, w, middle=not j).rjust(w) if h in ("items", "value") else
                  _cut(c, w, middle=not j).ljust(w)

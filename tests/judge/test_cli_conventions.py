@@ -371,3 +371,22 @@ def test_eval_and_calibrate_fit_80_columns(tmp_path: Path) -> None:
     assert set(got["judges"]) == {"lexical", "local"}
     for j in got["judges"].values():  # every judge's ROC-AUC is on the row, whole
         assert f"{j['roc_auc']:.3f}" in line, (line, j["roc_auc"])
+
+
+def test_runs_with_a_long_name_and_a_short_judge_fit_80_columns(tmp_path: Path) -> None:
+    # a default-style run name (31 characters) and a 7-character judge id: before, the judge
+    # column was floored at 10 although its longest cell is 7 ("lexical"), so the line was 3
+    # columns too long and the date wrapped onto a line of its own
+    name = "20261127-150623-selection-30460"
+    res = _cli("eval", REPO / "examples/glossary_en_zh.jsonl", "--judge", "lexical", "--out",
+               f"runs/{name}", "--bootstrap", "0", "--cache-mode", "off", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    res = _cli("runs", "runs", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 3 and all(len(x) <= 80 for x in lines), lines
+    cells = lines[2].split()
+    # 7 fields on the one line; the name is cut in its middle to what the others leave
+    assert len(cells) == 7 and cells[1:6] == ["selection", "lexical", "24", "macro_f1",
+                                              "0.0000"]
+    assert cells[0].startswith("20261127-15") and cells[0].endswith("-30460") and "…" in cells[0]
