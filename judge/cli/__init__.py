@@ -27,6 +27,7 @@ from judge.cli.batches import batches_app
 from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
 from judge.cli.eval import eval_command
+from judge.cli.helpformat import PanelCommand
 from judge.cli.labels import labels_app
 from judge.cli.leaderboard import leaderboard_command
 from judge.cli.review import review_command
@@ -39,8 +40,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # plain help, fast (judge.cli.helpformat); panels kept as sections
 )
-app.command("eval")(eval_command)
+app.command("eval", cls=PanelCommand)(eval_command)
 app.command("calibrate")(calibrate_command)
 app.command("leaderboard")(leaderboard_command)
 app.command("review")(review_command)

@@ -11,7 +11,7 @@ import typer
 from judge.cli.common import err, fail, fail_storage, say
 
 batches_app = typer.Typer(help="List, cancel or clean the Batch API batches of a cache.",
-                          no_args_is_help=True)
+                          no_args_is_help=True, rich_markup_mode=None)
 CacheDir = Annotated[Path | None, typer.Option(help="Cache directory (its batches/ folder).")]
 MaxRequests = Annotated[int, typer.Option(
     help="--batch-api: most requests per batch (OpenAI: 50,000).")]

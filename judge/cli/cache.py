@@ -9,7 +9,8 @@ import typer
 
 from judge.cli.common import fail, fail_storage, say
 
-cache_app = typer.Typer(help="Inspect or clear the judge-call cache.", no_args_is_help=True)
+cache_app = typer.Typer(help="Inspect or clear the judge-call cache.", no_args_is_help=True,
+                        rich_markup_mode=None)
 
 
 @cache_app.command("stats")

@@ -15,7 +15,7 @@ from judge.errors import InputError
 
 labels_app = typer.Typer(help="Combine reviewers' labels (audit overrides, labels files, "
                          "labels databases) and export a labels database.",
-                         no_args_is_help=True)
+                         no_args_is_help=True, rich_markup_mode=None)
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -259,17 +260,21 @@ def test_quiet_prints_nothing_and_json_prints_only_the_summary(tmp_path: Path) -
 # ------------------------------------------------------------------ eval --help panels
 
 def test_eval_help_is_grouped_in_panels() -> None:
+    # plain help (judge.cli.helpformat): a section is a title line "Title:" at column 0, its
+    # options indented below it
     res = _cli("eval", "--help")
     assert res.returncode == 0
     lines = res.stdout.splitlines()
-    panels = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in lines if line.startswith("╭─ ")]
+    titles = [k for k, line in enumerate(lines) if line.endswith(":") and line[:1].isalpha()
+              and not line.startswith("Usage")]
+    panels = [lines[k][:-1] for k in titles]
     assert panels == ["Arguments", "Options", "Data", "Judges", "Threshold & calibration",
                       "LLM calls & budget", "Batch API", "Cache", "Output", "Task options"]
 
     def panel_of(flag: str) -> str:
-        k = next(n for n, line in enumerate(lines) if line.startswith(f"│ {flag} "))
-        return next(p for line in reversed(lines[:k]) if line.startswith("╭─ ")
-                    for p in [line.split("─ ", 1)[1].split(" ─", 1)[0]])
+        k = next(n for n, line in enumerate(lines)  # "  --x <t>", "  -q, --x", "  --x / --no-x"
+                 if re.match(rf"\s+(-\w, )?{re.escape(flag)}(\s|$)", line))
+        return lines[max(t for t in titles if t < k)][:-1]
 
     for flag, panel in (("--help", "Options"), ("--limit", "Data"), ("--judge", "Judges"),
                         ("--tau-from", "Threshold & calibration"), ("--rpm", "LLM calls & budget"),
