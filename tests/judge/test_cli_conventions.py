@@ -395,3 +395,36 @@ def test_runs_with_a_long_name_and_a_short_judge_fit_80_columns(tmp_path: Path) 
     assert len(cells) == 7 and cells[1:6] == ["selection", "lexical", "24", "macro_f1",
                                               "0.0000"]
     assert cells[0].startswith("20261127-15") and cells[0].endswith("-30460") and "…" in cells[0]
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path of the click tree (the root included)."""
+    out = [path]
+    for name, sub in getattr(group, "commands", {}).items():
+        out += _commands(sub, (*path, name))
+    return out
+
+
+def test_fast_help_prints_what_typer_prints_for_every_command() -> None:
+    # judge.cli.helpformat.print_help answers "[COMMAND …] -h|--help" before typer parses (typer
+    # would import pydantic to coerce the --help flag): its text must be typer's own, byte for
+    # byte, for every command, at 80 and 120 columns
+    import typer.main
+
+    paths = _commands(typer.main.get_command(app))
+    assert ("eval",) in paths and ("cache", "stats") in paths and len(paths) > 15
+    typer_path = "from judge.cli import app; app(prog_name='simjudge')"
+    for columns in ("80", "120"):
+        env = {**os.environ, "COLUMNS": columns, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
+        for path in paths:
+            fast = subprocess.run([sys.executable, "-m", "judge.cli", *path, "--help"],
+                                  env=env, capture_output=True, text=True, timeout=120)
+            slow = subprocess.run([sys.executable, "-c", typer_path, *path, "--help"],
+                                  env=env, capture_output=True, text=True, timeout=120)
+            assert fast.returncode == slow.returncode == 0, (path, fast.stderr, slow.stderr)
+            assert fast.stdout == slow.stdout, path
+    # what is not only command names and a help flag goes to typer (its errors, its parsing)
+    from judge.cli.helpformat import print_help
+
+    for args in (["eval", "data.jsonl", "--help"], ["nope", "--help"], ["eval"], []):
+        assert print_help(app, args) is False, args
