@@ -9,6 +9,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,20 +37,37 @@ def is_match(pred: str, truth: str) -> bool:
     return pred.split(" ")[1] == truth.split(" ")[1] and pred[-2] == truth[-2]
 
 
-def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
-    """``(run directory, scores table)``: a selection run of ``n_items`` 3×3 items judged by a
-    ``table:`` judge with :func:`cell_score` (9 × ``n_items`` pairs, none exact)."""
-    data = tmp / "items.jsonl"
-    table = tmp / "scores.jsonl"
-    with data.open("w") as d, table.open("w") as t:
+def write_items(path: Path, n_items: int) -> Path:
+    """A selection JSONL file of ``n_items`` 3×3 items (:func:`item_strings`, ids ``item-K``)."""
+    with path.open("w") as d:
         for k in range(n_items):
             preds, truths = item_strings(k)
             d.write(json.dumps({"id": f"item-{k}", "pred": preds, "truth": truths},
                                ensure_ascii=False) + "\n")
+    return path
+
+
+def write_table(path: Path, n_items: int,
+                score: Callable[[int, int, int], float | None] = cell_score) -> Path:
+    """A ``table:`` judge's score file for :func:`write_items`' items: ``score(k, i, j)`` for
+    item ``k``'s cell (i, j), no row where it is None."""
+    with path.open("w") as t:
+        for k in range(n_items):
+            preds, truths = item_strings(k)
             for i, p in enumerate(preds):
                 for j, g in enumerate(truths):
-                    t.write(json.dumps({"pred": p, "truth": g, "score": cell_score(k, i, j)},
-                                       ensure_ascii=False) + "\n")
+                    s = score(k, i, j)
+                    if s is not None:
+                        t.write(json.dumps({"pred": p, "truth": g, "score": s},
+                                           ensure_ascii=False) + "\n")
+    return path
+
+
+def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
+    """``(run directory, scores table)``: a selection run of ``n_items`` 3×3 items judged by a
+    ``table:`` judge with :func:`cell_score` (9 × ``n_items`` pairs, none exact)."""
+    data = write_items(tmp / "items.jsonl", n_items)
+    table = write_table(tmp / "scores.jsonl", n_items)
     run = tmp / "run"
     subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge", f"table:{table}",
                     "--out", str(run), "--bootstrap", "0", "--cache-mode", "off"],

@@ -438,22 +438,12 @@ def test_panel_queue_disagree_is_served(tmp_path: Path) -> None:
     cannot be disagreements). At τ = 0.7 the members disagree exactly where A's score is on the
     other side of τ from B's (derived below from the scores, not read from the run);
     ``--queue disagree`` serves those pairs, each once, and no others."""
-    from tests.review_server import item_strings
+    from tests.review_server import item_strings, write_items, write_table
 
-    data, table_a, table_b = (tmp_path / n for n in ("d.jsonl", "a.jsonl", "b.jsonl"))
-    with data.open("w") as d, table_a.open("w") as ta, table_b.open("w") as tb:
-        for k in range(6):
-            preds, truths = item_strings(k)
-            d.write(json.dumps({"id": f"item-{k}", "pred": preds, "truth": truths},
-                               ensure_ascii=False) + "\n")
-            for i, p in enumerate(preds):
-                for j, g in enumerate(truths):
-                    ta.write(json.dumps({"pred": p, "truth": g, "score": cell_score(k, i, j)},
-                                        ensure_ascii=False) + "\n")
-                    if k:
-                        tb.write(json.dumps({"pred": p, "truth": g,
-                                             "score": 1.0 if i == j else 0.0},
-                                            ensure_ascii=False) + "\n")
+    data = write_items(tmp_path / "d.jsonl", 6)
+    table_a = write_table(tmp_path / "a.jsonl", 6)
+    table_b = write_table(tmp_path / "b.jsonl", 6,
+                          lambda k, i, j: None if k == 0 else 1.0 if i == j else 0.0)
     run = tmp_path / "run"
     subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge",
                     f"table:{table_a}", "--judge", f"table:{table_b}", "--vote", "mean",
