@@ -124,8 +124,10 @@ def working_directory(path: Path) -> Iterator[None]:
 
 
 def stub_missing_sdks() -> list[str]:
-    """Put an empty module in ``sys.modules`` for each SDK of :data:`SDK_NAMES` that is not
-    installed (names imported from it bound to placeholders); the stubbed modules' names."""
+    """Make gorilla's ``handler_map`` importable without the provider SDKs it imports but no
+    decoder calls: for each SDK of :data:`SDK_NAMES` that is not installed, put a module in
+    ``sys.modules`` whose imported names are empty classes (only client constructors use them,
+    and the benchmark never builds a client). Returns the names of the modules put in place."""
     stubbed = []
     for name, attrs in SDK_NAMES.items():
         try:
