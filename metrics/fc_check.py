@@ -81,9 +81,13 @@ def standardize_string(s: str) -> str:
     return _STD.sub("", s).lower().replace("'", '"')
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CallCheck:
     """Outcome of checking one predicted call against one gold call.
+
+    A value: treat it as read-only. (Not a frozen dataclass: a frozen ``__init__`` costs
+    about 4× a plain slotted one, and one is made per call checked; see
+    ``benchmarks/bench_bfcl_vs_official.py``.)
 
     Attributes:
         valid: True when the call is acceptable.
@@ -107,9 +111,13 @@ class CallCheck:
         return self.params_ok / self.params_total if self.params_total else 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ItemCheck:
     """Outcome of checking an item's predicted calls against its gold calls.
+
+    A value: treat it as read-only. (Not a frozen dataclass: a frozen ``__init__`` costs
+    about 4× a plain slotted one, and one is made per item checked; see
+    ``benchmarks/bench_bfcl_vs_official.py``.)
 
     Attributes:
         correct: all gold calls matched one-to-one by valid predicted calls.
@@ -239,39 +247,47 @@ def names_match(pred_name: str, schema_name: str, names: str = "either") -> bool
     return pred_name == schema_name or pred_name == schema_name.replace(".", "_")
 
 
-def _declared(props: Mapping[str, Any], p: str, language: str, value: Any
-              ) -> tuple[Any, type, type | None, str]:
-    """``(value, expected type, element type, error)``: the parameter's declared type as BFCL
-    reads it for ``language``; Java/JavaScript text converted to its value; ``error`` non-empty
-    when the value cannot be converted (not a string, or a type BFCL does not convert)."""
-    desc = str(props[p].get("type", "any"))
-    items = props[p].get("items") or {}
-    if language in ("java", "javascript"):
-        table = JAVA_TYPES if language == "java" else JS_TYPES
-        if desc not in table:
-            return value, str, None, f"parameter {p!r}: type {desc} is not a {language} type"
-        if not isinstance(value, str):
-            return value, table[desc], None, (
-                f"parameter {p!r}: {language} values are source text, got "
-                f"{type(value).__name__} {value!r}")
-        convert = java_value if language == "java" else js_value
-        try:
-            if desc in COLLECTION_TYPES:
-                element = str(items.get("type", ""))
-                if element not in table:
-                    return value, table[desc], None, (
-                        f"parameter {p!r}: element type {element} is not a {language} type")
-                return convert(value, desc, element), table[desc], table[element], ""
-            return convert(value, desc), table[desc], None, ""
-        except ValueError as exc:
-            return value, table[desc], None, f"parameter {p!r}: {exc}"
-    expected = PY_TYPES.get(desc, str)
-    item_type = PY_TYPES.get(str(items.get("type", ""))) if desc in ("array", "tuple") else None
-    if desc == "tuple" and type(value) is tuple:
-        value = list(value)
+def _py_declared(spec: Mapping[str, Any], value: Any) -> tuple[Any, type, type | None]:
+    """``(value, expected type, element type)``: a Python parameter's declared type as BFCL
+    reads it (``float`` accepts an int, converted; a ``tuple`` value of a ``tuple`` parameter
+    is a list); ``spec`` is the parameter's schema entry."""
+    desc = spec.get("type", "any")
+    if type(desc) is not str:
+        desc = str(desc)
+    if desc == "array" or desc == "tuple":
+        items = spec.get("items") or {}
+        if desc == "tuple" and type(value) is tuple:
+            value = list(value)
+        return value, list, PY_TYPES.get(str(items.get("type", "")))
     if desc == "float" and type(value) is int:
         value = float(value)
-    return value, expected, item_type, ""
+    return value, PY_TYPES.get(desc, str), None
+
+
+def _converted(spec: Mapping[str, Any], p: str, language: str, value: Any
+               ) -> tuple[Any, type, type | None, str]:
+    """``(value, expected type, element type, error)``: a Java/JavaScript parameter's value
+    (source text) converted by its declared type as BFCL reads it; ``error`` non-empty when it
+    cannot be (not a string, or a type BFCL does not convert)."""
+    desc = str(spec.get("type", "any"))
+    table = JAVA_TYPES if language == "java" else JS_TYPES
+    if desc not in table:
+        return value, str, None, f"parameter {p!r}: type {desc} is not a {language} type"
+    if not isinstance(value, str):
+        return value, table[desc], None, (
+            f"parameter {p!r}: {language} values are source text, got "
+            f"{type(value).__name__} {value!r}")
+    convert = java_value if language == "java" else js_value
+    try:
+        if desc in COLLECTION_TYPES:
+            element = str((spec.get("items") or {}).get("type", ""))
+            if element not in table:
+                return value, table[desc], None, (
+                    f"parameter {p!r}: element type {element} is not a {language} type")
+            return convert(value, desc, element), table[desc], table[element], ""
+        return convert(value, desc), table[desc], None, ""
+    except ValueError as exc:
+        return value, table[desc], None, f"parameter {p!r}: {exc}"
 
 
 def _lookup(pred: Mapping[str, Any], schema_name: str, names: str) -> tuple[Any, Any]:
@@ -281,6 +297,10 @@ def _lookup(pred: Mapping[str, Any], schema_name: str, names: str) -> tuple[Any,
         if names_match(str(name), schema_name, names):
             return name, params
     return None, None
+
+
+_ABSENT = object()
+"""A parameter missing from a table (``dict.get`` default)."""
 
 
 def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
@@ -303,10 +323,11 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         language: one of :data:`LANGUAGES`; ``java``/``javascript`` values are source text,
             converted by the declared type (:mod:`metrics.fc_convert`) before the checks.
         names: how the name must be spelt (:data:`NAME_RULES`).
-        full: check every parameter (``params_ok`` counts all that are right); False stops at
-            the first wrong one, for less work: the same ``valid``, but ``params_ok`` counts
-            only the parameters before it, and a problem with a later parameter (such as an
-            unexpected one) is not reported.
+        full: check every parameter and explain the outcome (``params_ok`` counts all that
+            are right). False answers validity only, for less work: the same ``valid`` and
+            ``error_type``, but an invalid call stops at the first wrong parameter (its
+            ``params_ok`` counts only the parameters before it; a later problem such as an
+            unexpected parameter is not reported) and its ``message`` is empty.
 
     Returns:
         :class:`CallCheck`; ``valid`` is BFCL's verdict (``simple_function_checker``).
@@ -324,55 +345,67 @@ def check_call(pred: Mapping[str, Any], gold: Mapping[str, Sequence[Any]],
         >>> c = check_call({"weather.get": {"city": "LA", "days": 3}}, gold, schema)
         >>> c.valid, c.error_type, c.params_ok, c.params_total
         (False, 'value_mismatch', 1, 2)
+        >>> check_call({"weather.get": {"city": "LA", "days": 3}}, gold, schema, full=False)
+        CallCheck(valid=False, error_type='value_mismatch', message='', params_ok=0, params_total=2)
     """
     total = len(gold)
     schema_name = str(schema["name"])
     name, params = _lookup(pred, schema_name, names)
     if name is None:
         return CallCheck(False, "wrong_name",
-                         f"function {schema_name!r} not in {list(pred)!r}", 0, total)
-    if not isinstance(params, Mapping):
-        return CallCheck(False, "unparseable", f"arguments of {name!r} are not an object",
+                         f"function {schema_name!r} not in {list(pred)!r}" if full else "",
                          0, total)
+    if type(params) is not dict and not isinstance(params, Mapping):
+        return CallCheck(False, "unparseable",
+                         f"arguments of {name!r} are not an object" if full else "", 0, total)
     declared = schema.get("parameters", {})
     props = declared.get("properties", {})
-    for p in declared.get("required", []):
+    for p in declared.get("required", ()):
         if p not in params:
-            return CallCheck(False, "missing_required", f"missing required parameter {p!r}",
-                             0, total)
+            return CallCheck(False, "missing_required",
+                             f"missing required parameter {p!r}" if full else "", 0, total)
     ok = 0
     first: CallCheck | None = None
+    python = language == "python"
     for p, raw in params.items():
-        if p not in props or p not in gold:
-            return CallCheck(False, "unexpected_param", f"unexpected parameter {p!r}", ok,
-                             total)
-        value, expected, item_type, problem = _declared(props, p, language, raw)
+        acceptable = gold.get(p, _ABSENT)
+        spec = props.get(p)
+        if acceptable is _ABSENT or spec is None:
+            return CallCheck(False, "unexpected_param",
+                             f"unexpected parameter {p!r}" if full else "", ok, total)
+        if python:
+            value, expected, item_type = _py_declared(spec, raw)
+            problem = ""
+        else:
+            value, expected, item_type, problem = _converted(spec, p, language, raw)
         if problem:
             first = first or CallCheck(False, "type_mismatch", problem)
         else:
-            valid_type, is_variable = _type_ok(value, gold[p], expected, item_type)
+            valid_type, is_variable = _type_ok(value, acceptable, expected, item_type)
             if not valid_type:
                 first = first or CallCheck(
                     False, "type_mismatch",
-                    f"parameter {p!r}: {raw!r} is not of type {props[p].get('type', 'any')}")
+                    f"parameter {p!r}: {raw!r} is not of type {spec.get('type', 'any')}"
+                    if full else "")
             else:
                 equiv = (string_equivalent if equivalent_for is None
                          else equivalent_for(schema_name, str(p)))
-                if _value_ok(value, gold[p], expected, item_type, is_variable, equiv):
+                if _value_ok(value, acceptable, expected, item_type, is_variable, equiv):
                     ok += 1
                     continue
                 first = first or CallCheck(
                     False, "value_mismatch",
-                    f"parameter {p!r}: {raw!r} is not one of {gold[p]!r}")
+                    f"parameter {p!r}: {raw!r} is not one of {acceptable!r}" if full else "")
         if not full:
             break
     if first is not None:
         return CallCheck(False, first.error_type, first.message, ok, total)
     for p, acceptable in gold.items():
-        if p not in params and "" not in acceptable:
-            return CallCheck(False, "missing_optional",
-                             f"parameter {p!r} not given and not optional", ok, total)
         if p not in params:
+            if "" not in acceptable:
+                return CallCheck(False, "missing_optional",
+                                 f"parameter {p!r} not given and not optional" if full else "",
+                                 ok, total)
             ok += 1
     return CallCheck(True, "", "", ok, total)
 
@@ -393,6 +426,14 @@ def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], C
     valid for it, each pair checked only when that order reaches it (as BFCL's
     ``parallel_function_checker_no_order``, which stops at the first valid call); a gold call
     left without one is reported with its closest call, for which its whole row is checked."""
+    def unmatched(g: int, best: CallCheck) -> ItemCheck:
+        return ItemCheck(False, best.error_type or "value_mismatch",
+                         f"gold call {g}: no valid predicted call left for it in "
+                         f"BFCL's order of checks (closest: {best.message})")
+
+    if n_gold == 1 and n_pred == 1:  # most items: one pair, checked once, in full
+        only = call_check(0, 0, True)
+        return ItemCheck(True, "", "", ((0, 0, only),)) if only.valid else unmatched(0, only)
     done: dict[tuple[int, int], CallCheck] = {}
 
     def get(g: int, p: int) -> CallCheck:
@@ -405,11 +446,8 @@ def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], C
     for g in range(n_gold):
         found = next((p for p in range(n_pred) if p not in taken and get(g, p).valid), None)
         if found is None:
-            best = max((call_check(g, p, True) for p in range(n_pred)),
-                       key=lambda c: c.agreement)
-            return ItemCheck(False, best.error_type or "value_mismatch",
-                             f"gold call {g}: no valid predicted call left for it in "
-                             f"BFCL's order of checks (closest: {best.message})")
+            return unmatched(g, max((call_check(g, p, True) for p in range(n_pred)),
+                                    key=lambda c: c.agreement))
         taken.add(found)
         pairs.append((g, found, done[g, found]))
     return ItemCheck(True, "", "", tuple(pairs))
@@ -481,7 +519,7 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
         schema = schemas[0] if single and len(schemas) == 1 else find_schema(schemas, gname)
         if schema is None:
             return ItemCheck(False, "wrong_name", f"no schema for gold function {gname!r}")
-        if not isinstance(gparams, Mapping):
+        if type(gparams) is not dict and not isinstance(gparams, Mapping):
             return ItemCheck(False, "value_mismatch",
                              f"gold call {gname!r} has no parameter table: no call matches it")
         golds.append((gparams, schema))
