@@ -299,7 +299,7 @@ def _lookup(pred: Mapping[str, Any], schema_name: str, names: str) -> tuple[Any,
     return None, None
 
 
-_ABSENT = object()
+_ABSENT: Any = object()
 """A parameter missing from a table (``dict.get`` default)."""
 
 

@@ -32,12 +32,7 @@ def language_of(category: str) -> str:
 
 def is_call_list(decoded: Any) -> bool:
     """BFCL's format check: a list whose every element is a dict."""
-    if not isinstance(decoded, list):
-        return False
-    for c in decoded:
-        if not isinstance(c, dict):
-            return False
-    return True
+    return isinstance(decoded, list) and all(isinstance(c, dict) for c in decoded)
 
 
 def calls_nothing(decoded: Any) -> bool:
