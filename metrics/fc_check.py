@@ -35,6 +35,7 @@ extension beyond BFCL: without it the verdicts are BFCL's.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -453,6 +454,36 @@ def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], C
     return ItemCheck(True, "", "", tuple(pairs))
 
 
+EXHAUSTIVE_UP_TO = 6
+"""Square matrices up to this size are assigned by trying every order (at most 720): the
+calls of an item are few, and importing scipy's solver costs ~0.45 s, more than checking a
+whole BFCL run (``benchmarks/bench_bfcl_vs_official.py``)."""
+
+
+def max_weight_assignment(weight: Sequence[Sequence[float]]) -> tuple[list[int], list[int]]:
+    """``(rows, columns)`` of a one-to-one assignment of a square ``weight`` matrix (n × n
+    floats) whose total weight is maximal — the assignment problem (Kuhn 1955), as
+    ``scipy.optimize.linear_sum_assignment(weight, maximize=True)`` solves it, which is used
+    above :data:`EXHAUSTIVE_UP_TO`. Up to it every permutation is tried in lexicographic order
+    and the first with the largest total kept (among equal totals scipy may choose another).
+
+    Examples:
+        >>> max_weight_assignment([[1.0, 3.0], [2.0, 1.0]])
+        ([0, 1], [1, 0])
+        >>> max_weight_assignment([])
+        ([], [])
+    """
+    n = len(weight)
+    if n <= EXHAUSTIVE_UP_TO:
+        best = max(itertools.permutations(range(n)),
+                   key=lambda cols: sum(weight[r][c] for r, c in enumerate(cols)))
+        return list(range(n)), list(best)
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast
+
+    rows, cols = linear_sum_assignment(np.asarray(weight, dtype=float), maximize=True)
+    return [int(r) for r in rows], [int(c) for c in cols]
+
+
 def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str, Any]],
                schemas: Sequence[Mapping[str, Any]], single: bool = False,
                string_equivalent: StringEquivalent | None = None, *,
@@ -534,12 +565,9 @@ def check_item(pred: Sequence[Mapping[str, Any]], gold: Mapping[str, Mapping[str
     if matching == "official":
         return _official(len(golds), len(pred), call_check)
     checks = [[call_check(g, p) for p in range(len(pred))] for g in range(len(golds))]
-    valid = np.array([[c.valid for c in row] for row in checks], dtype=float)
-    agree = np.array([[c.agreement for c in row] for row in checks], dtype=float)
-    from scipy.optimize import linear_sum_assignment  # lazy: keeps `simjudge --help` fast
-
     # lexicographic objective: as many valid pairs as possible, then the most agreement
-    rows, cols = linear_sum_assignment(valid * (len(gold_items) + 1) + agree, maximize=True)
+    weight = [[c.valid * (len(gold_items) + 1) + c.agreement for c in row] for row in checks]
+    rows, cols = max_weight_assignment(weight)
     pairs = tuple((int(r), int(c), checks[r][c]) for r, c in zip(rows, cols, strict=True))
     bad = [c for _, _, c in pairs if not c.valid]
     if bad:

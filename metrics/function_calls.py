@@ -175,7 +175,8 @@ def score_function_calls(gold: Sequence[Call], pred: Sequence[Call], partial: bo
 
 def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
                    arg_scorer: ArgScorer | None = None,
-                   tokenizer: Tokenizer = "jieba") -> list[dict[str, Any]]:
+                   tokenizer: Tokenizer = "jieba",
+                   text_overlap: bool = True) -> list[dict[str, Any]]:
     """Per-item scores: fn_acc_name, fn_acc_all and ROUGE/BLEU of :func:`fns2str` texts.
 
     Args:
@@ -184,10 +185,13 @@ def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
             (missing ``gold_fn``/``pred_fn`` = no calls).
         partial, arg_scorer: as in :func:`score_function_calls`.
         tokenizer: tokenizer for ROUGE/BLEU over :func:`fns2str` texts (default jieba).
+        text_overlap: compute ROUGE/BLEU (:data:`OVERLAP_KEYS`); False leaves them out, and
+            neither rouge-score, nltk nor the tokenizer is loaded (they cost seconds; the
+            accuracies alone are what BFCL reports).
 
     Returns:
-        One dict per item: ``query``, ``fn_acc_name``, ``fn_acc_all``, ``rouge-1``, ``rouge-2``,
-        ``rouge-l``, ``bleu-4``.
+        One dict per item: ``query``, ``fn_acc_name``, ``fn_acc_all``, and with
+        ``text_overlap`` ``rouge-1``, ``rouge-2``, ``rouge-l``, ``bleu-4``.
 
     Raises:
         ValueError: an item that is not an object, or a malformed call (``items[i].gold_fn[j]``
@@ -200,7 +204,7 @@ def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
         [{'query': '开客厅灯', 'fn_acc_name': 1.0, 'fn_acc_all': 1.0,
           'rouge-1': 1.0, 'rouge-2': 1.0, 'rouge-l': 1.0, 'bleu-4': 1.0}]
     """
-    overlap = RougeBleu(tokenizer)
+    overlap = RougeBleu(tokenizer) if text_overlap else None
     memo: dict[tuple[str, str], dict[str, float]] = {}
     out: list[dict[str, Any]] = []
     for i, item in enumerate(items):
@@ -210,11 +214,13 @@ def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
         pred = _check_calls(item.get("pred_fn", []), f"items[{i}].pred_fn")
         name_acc, all_acc = score_function_calls(gold, pred, partial=partial,
                                                  arg_scorer=arg_scorer)
-        key = (fns2str(gold), fns2str(pred))
-        if key not in memo:
-            memo[key] = overlap.score(*key)
-        out.append({"query": item.get("query", ""), "fn_acc_name": name_acc,
-                    "fn_acc_all": all_acc, **memo[key]})
+        row = {"query": item.get("query", ""), "fn_acc_name": name_acc, "fn_acc_all": all_acc}
+        if overlap is not None:
+            key = (fns2str(gold), fns2str(pred))
+            if key not in memo:
+                memo[key] = overlap.score(*key)
+            row.update(memo[key])
+        out.append(row)
     return out
 
 

@@ -11,8 +11,9 @@ from judge.record.runrecord import RunRecord
 
 
 def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[float]]:
-    """A stored run's metrics (its task's ``curve_metrics``: fuzzy P/R/F1 for ``selection`` and
-    ``spans``; accuracy, fn_acc_all… for ``function-call``) at each τ (function calls: each
+    """A stored run's metrics (its task's ``curve_metrics`` that the run holds: fuzzy P/R/F1 for
+    ``selection`` and ``spans``; accuracy, fn_acc_all… for ``function-call``, ROUGE-L and BLEU-4
+    only with text overlap) at each τ (function calls: each
     argument τ), re-scored by its task with no judge call.
 
     Raises:
@@ -23,10 +24,12 @@ def run_tau_curve(record: RunRecord, taus: Sequence[float]) -> dict[str, list[fl
     from judge.tasks.registry import get_task
 
     task = get_task(record.task)
-    out: dict[str, list[float]] = {k: [] for k in task.curve_metrics}
-    for t in taus:
+    out: dict[str, list[float]] = {}
+    for i, t in enumerate(taus):
         got = task.rescore(record, float(t))
-        if got is None or not all(k in got[1] for k in out):
+        if i == 0 and got is not None:  # the ones the run holds (text overlap may be left out)
+            out = {k: [] for k in task.curve_metrics if k in got[1]}
+        if got is None or task.curve_metrics[0] not in out or not all(k in got[1] for k in out):
             raise InputError(f"--run needs a run whose metrics can be recomputed at another "
                              f"threshold (selection, spans: items.jsonl with stored scores; "
                              f"function-call), not --task {record.task}", record.path)

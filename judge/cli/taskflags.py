@@ -20,9 +20,11 @@ from judge.tasks.registry import TASK_OPTIONS, options_model
 
 
 def _cli_type(tp: Any) -> Any:
-    """The type typer parses a flag as: a path, a number or a string (closed sets are parsed
-    as strings and checked by the task's model, with its own message)."""
+    """The type typer parses a flag as: a switch, a path, a number or a string (closed sets are
+    parsed as strings and checked by the task's model, with its own message)."""
     text = str(tp)
+    if "bool" in text:
+        return bool
     if "Path" in text:
         return Path
     if "float" in text:
@@ -52,7 +54,9 @@ def task_flags() -> dict[str, Any]:
             help_ = str(f.metadata.get("help", ""))
             if allowed and not all(c in help_ for c in allowed):
                 help_ += f" One of: {', '.join(allowed)}."
-            flags[f.name] = Annotated[kind | None, typer.Option(help=help_)]
+            names = ([f"--{f.name.replace('_', '-')}/--no-{f.name.replace('_', '-')}"]
+                     if kind is bool else [])  # a switch: on, off, or unset (the default)
+            flags[f.name] = Annotated[kind | None, typer.Option(*names, help=help_)]
     return flags
 
 

@@ -252,7 +252,8 @@ class FunctionCallRow(ItemRow):
         query: the record's query (None when it has none).
         fn_acc_name, fn_acc_all: seed 003's name and name+arguments accuracy, in [0, 1].
         rouge_1, rouge_2, rouge_l, bleu_4 (``rouge-1``…``bleu-4``): overlap of the calls' texts,
-            in [0, 1].
+            in [0, 1]; None when the run left text overlap out (``--no-text-overlap``, the
+            default with ``--format bfcl``).
         gold_calls: the gold calls as read (``[{"name", "arguments"}]``; BFCL: its
             ``[{function: {parameter: [acceptable values]}}]``), the user's JSON unchanged.
         pred_calls: the predicted calls ``[{"name", "arguments"}]`` in the order ``matching``
@@ -271,17 +272,18 @@ class FunctionCallRow(ItemRow):
     query: str | None = None
     fn_acc_name: Number
     fn_acc_all: Number
-    rouge_1: Number = Field(alias="rouge-1")
-    rouge_2: Number = Field(alias="rouge-2")
-    rouge_l: Number = Field(alias="rouge-l")
-    bleu_4: Number = Field(alias="bleu-4")
+    rouge_1: Number | None = Field(default=None, alias="rouge-1")
+    rouge_2: Number | None = Field(default=None, alias="rouge-2")
+    rouge_l: Number | None = Field(default=None, alias="rouge-l")
+    bleu_4: Number | None = Field(default=None, alias="bleu-4")
     gold_calls: Any = None
     pred_calls: Any = None
     category: str | None = None
     verdicts: dict[str, bool] | None = None
 
-    def seed_metrics(self) -> dict[str, Number]:
-        """Seed 003's per-item metrics by JSON name (``fn_acc_name`` … ``bleu-4``)."""
+    def seed_metrics(self) -> dict[str, Number | None]:
+        """Seed 003's per-item metrics by JSON name (``fn_acc_name`` … ``bleu-4``; the text
+        overlap ones None when the run left them out)."""
         return {"fn_acc_name": self.fn_acc_name, "fn_acc_all": self.fn_acc_all,
                 "rouge-1": self.rouge_1, "rouge-2": self.rouge_2, "rouge-l": self.rouge_l,
                 "bleu-4": self.bleu_4}

@@ -90,6 +90,8 @@ MODELS: dict[str, BfclModel] = {m.name: m for m in [
     BfclModel("Salesforce/xLAM-7b-fc-r", "xlam"),
 ]}
 """Every model of BFCL's ``handler_map.py`` (gorilla ``de8307b4``) by its name there."""
+_FOLDERS = {k.replace("/", "_"): m for k, m in MODELS.items()}
+"""The same models by their result folders' names (``/`` written ``_``)."""
 
 
 def bfcl_model(name: str) -> BfclModel:
@@ -107,9 +109,8 @@ def bfcl_model(name: str) -> BfclModel:
     """
     if name in MODELS:
         return MODELS[name]
-    unfolded = {k.replace("/", "_"): m for k, m in MODELS.items()}
-    if name in unfolded:
-        return unfolded[name]
+    if name in _FOLDERS:
+        return _FOLDERS[name]
     if name in FAMILIES:
         # a model BFCL does not know: "generic" accepts dotted names either way
         return BfclModel(name, name, "either" if name == "generic" else "exact")

@@ -32,6 +32,9 @@ class FunctionCallOptions:
             detected from the result folder's name (``generic`` when BFCL does not know it).
         fc_matching: ``official`` (BFCL's order of checks) or ``optimal`` (an assignment
             solver); None = ``official`` with ``format="bfcl"``, ``optimal`` otherwise.
+        text_overlap: compute seed 003's ROUGE-1/2/L and BLEU-4 of the calls' texts; None =
+            on, except with ``format="bfcl"`` (BFCL reports none, and they cost most of a
+            BFCL run's time: ``docs/performance.md``).
     """
 
     format: FcFormat = field(default="seed", metadata={
@@ -50,6 +53,9 @@ class FunctionCallOptions:
         "help": "function-call: match several calls by BFCL's order of checks (official; "
                 "default with --format bfcl) or an assignment solver (optimal).",
         "what": "call matching"})
+    text_overlap: bool | None = field(default=None, metadata={
+        "help": "function-call: seed 003's ROUGE-1/2/L and BLEU-4 of the calls' texts "
+                "(default: on, off with --format bfcl)."})
 
     def matching(self) -> str:
         """The matching in force: ``fc_matching``, else ``official`` for BFCL input and
@@ -57,3 +63,10 @@ class FunctionCallOptions:
         if self.fc_matching is not None:
             return self.fc_matching
         return "official" if self.format == "bfcl" else "optimal"
+
+    def overlap(self) -> bool:
+        """Whether text overlap is computed: ``text_overlap``, else on except for BFCL
+        input."""
+        if self.text_overlap is not None:
+            return self.text_overlap
+        return self.format != "bfcl"

@@ -5,7 +5,8 @@ seed 003's metrics.
 Per item: ``correct`` and ``error_type`` (:data:`metrics.fc_check.ERROR_TYPES`) from
 :mod:`metrics.fc_check` (BFCL's AST checker; calls matched in BFCL's order of checks or by an
 assignment solver, ``--fc-matching``; BFCL input decoded per model, :mod:`judge.tasks.bfclscore`),
-plus seed 003's ``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4.
+plus seed 003's ``fn_acc_name``, ``fn_acc_all``, ROUGE-1/2/L and BLEU-4 (the text overlap
+ones left out with ``--no-text-overlap``, the default with ``--format bfcl``).
 For BFCL gold (lists of acceptable values) the seed metrics compare against one concrete gold
 call: each parameter's first acceptable value. An optional argument judge (``--arg-judge``,
 :mod:`judge.tasks.arguments`) credits string values that differ only in form.
@@ -40,6 +41,7 @@ from judge.tasks.bfclscore import (
 )
 from judge.tasks.columns import column_means, column_means_resampled
 from judge.tasks.fccalls import FORMATS, checkable
+from judge.tasks.fccolumns import COLUMNS, SEED_COLUMNS, present
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, openai_tool_calls, seed_calls
 from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.views import calls_view
@@ -53,18 +55,6 @@ if TYPE_CHECKING:
     from judge.record.runrecord import RunRecord
 
 DEFAULT_FIELDS = ("pred_fn", "gold_fn")
-SEED_METRICS = ("fn_acc_name", "fn_acc_all", "rouge-1", "rouge-2", "rouge-l", "bleu-4")
-_SEED_COLUMNS: dict[str, Callable[[FunctionCallRow], float]] = {
-    "fn_acc_name": lambda r: r.fn_acc_name, "fn_acc_all": lambda r: r.fn_acc_all,
-    "rouge-1": lambda r: r.rouge_1, "rouge-2": lambda r: r.rouge_2,
-    "rouge-l": lambda r: r.rouge_l, "bleu-4": lambda r: r.bleu_4}
-"""Seed 003's per-item metrics (:data:`SEED_METRICS`) read from a typed row."""
-_COLUMNS: dict[str, Callable[[FunctionCallRow], Any]] = {
-    "accuracy": lambda r: r.correct, **_SEED_COLUMNS}
-"""The metrics of :meth:`FunctionCallTask.metrics_from_rows`: accuracy (the share of correct
-items, the mean of ``correct``) and the seed metrics' means."""
-
-
 def load_fc_items(source: Source, options: FunctionCallOptions | None = None) -> list[Item]:
     """Items of a function-call evaluation in ``options.format`` (default ``seed``).
 
@@ -102,6 +92,7 @@ def load_fc_items(source: Source, options: FunctionCallOptions | None = None) ->
 
 def score_function_call(items: Sequence[Item], fmt: str = "seed",
                         equivalent: ArgEquivalent | None = None, matching: str | None = None,
+                        text_overlap: bool | None = None,
                         ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
     """Per-item rows and dataset metrics (see module docstring).
 
@@ -112,8 +103,11 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
     the other formats it counts in the check and the seed metrics.
     ``matching``: ``official`` or ``optimal`` (:data:`metrics.fc_check.MATCHINGS`); None =
     ``official`` for BFCL input, ``optimal`` otherwise.
+    ``text_overlap``: compute ROUGE-1/2/L and BLEU-4 (:func:`metrics.fc_score_items`); None =
+    on except for BFCL input.
     """
     matching = matching or ("official" if fmt == "bfcl" else "optimal")
+    overlap = text_overlap if text_overlap is not None else fmt != "bfcl"
     seed_rows: list[dict[str, Any]] = []
     checks: list[tuple[str, bool, str, list[list[int]]]] = []
     shown: list[Any] = []  # each item's predicted calls as the audit report shows them
@@ -148,7 +142,7 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
                           "pred_fn": seed_pred})
     arg_scorer = (equivalence_scorer(equivalent) if equivalent is not None and fmt != "bfcl"
                   else None)
-    per = fc_score_items(seed_rows, arg_scorer=arg_scorer)
+    per = fc_score_items(seed_rows, arg_scorer=arg_scorer, text_overlap=overlap)
     rows: list[FunctionCallRow] = []
     for item, (etype, correct, msg, pairs), r, p, v in zip(items, checks, per, shown, verdicts,
                                                            strict=True):
@@ -161,7 +155,7 @@ def score_function_call(items: Sequence[Item], fmt: str = "seed",
         rows.append(FunctionCallRow.model_validate(row))
     metrics: dict[str, Any] = {
         "eval_size": len(rows), "accuracy": float(np.mean([r.correct for r in rows])),
-        **column_means(_SEED_COLUMNS, rows),
+        **column_means(present(SEED_COLUMNS, rows), rows),
         "error_types": {e: sum(1 for r in rows if r.error_type == e) for e in ERROR_TYPES},
     }
     if fmt == "bfcl":
@@ -254,8 +248,9 @@ class FunctionCallTask(Task[FunctionCallRow]):
         """``{"function_call_format": …}`` for ``config.json``; for BFCL input also the model
         whose decoder read the results (given or detected) and the matching in force."""
         opts = self.options(params)
-        return {"function_call_format": opts.format, **({"bfcl_model": opts.bfcl_model,
-                "fc_matching": opts.matching()} if opts.format == "bfcl" else {})}
+        return {"function_call_format": opts.format, "text_overlap": opts.overlap(),
+                **({"bfcl_model": opts.bfcl_model, "fc_matching": opts.matching()}
+                   if opts.format == "bfcl" else {})}
 
     def settled_options(self, items: Sequence[Item], options: Any) -> Any:
         """:func:`judge.tasks.bfclscore.settled_options` (BFCL's model and matching)."""
@@ -265,18 +260,19 @@ class FunctionCallTask(Task[FunctionCallRow]):
               ) -> tuple[list[FunctionCallRow], dict[str, Any]]:
         """See :func:`score_function_call`."""
         opts = self.options(params)
-        return score_function_call(items, opts.format, judged.data, opts.matching())
+        return score_function_call(items, opts.format, judged.data, opts.matching(),
+                                   opts.overlap())
 
     def metrics_from_rows(self, rows: Sequence[FunctionCallRow]) -> dict[str, float]:
         """Accuracy (share of correct items) and the means of seed 003's metrics; for BFCL
         rows also each category's accuracy and BFCL's aggregates
         (:func:`judge.tasks.bfclscore.category_means`)."""
-        return {**column_means(_COLUMNS, rows), **category_means(rows)}
+        return {**column_means(present(COLUMNS, rows), rows), **category_means(rows)}
 
     def resampled(self, rows: Sequence[FunctionCallRow],
                   ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
         """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
-        columns = column_means_resampled(_COLUMNS, rows)
+        columns = column_means_resampled(present(COLUMNS, rows), rows)
         categories = category_means_resampled(rows)
         return lambda idx: {**columns(idx), **categories(idx)}
 
@@ -312,7 +308,9 @@ class FunctionCallTask(Task[FunctionCallRow]):
         options = FunctionCallOptions(format=fmt,  # type: ignore[arg-type]
                                       functions=run_input(record, "functions"),
                                       bfcl_model=record.config.get("bfcl_model"),
-                                      fc_matching=record.config.get("fc_matching"))
+                                      fc_matching=record.config.get("fc_matching"),
+                                      # runs before the option computed text overlap always
+                                      text_overlap=record.config.get("text_overlap", True))
         source = run_source(record)
         items = source.first(_load_once(self, source, options))
         equivalent = None
@@ -322,7 +320,8 @@ class FunctionCallTask(Task[FunctionCallRow]):
                   str(v.get("outcome", "ok")), v.get("score"))
                  for v in record.verdict_rows() if "function" in v and "parameter" in v),
                 tau)
-        rows, metrics = score_function_call(items, fmt, equivalent, options.matching())
+        rows, metrics = score_function_call(items, fmt, equivalent, options.matching(),
+                                            options.overlap())
         return rows, {"arg_tau": tau if equivalent is not None else None, **metrics}
 
     def view(self, row: FunctionCallRow) -> dict[str, Any]:

@@ -142,6 +142,33 @@ def test_readme_runs_every_example_with_its_known_value(
 
 # ------------------------------------------------------------------ eval on the terminal
 
+def test_text_overlap_is_off_for_bfcl_unless_switched_on(tmp_path: Path) -> None:
+    """Seed 003's ROUGE/BLEU of the calls' texts: left out with --format bfcl (BFCL reports
+    none), computed with --text-overlap, left out of a seed-format run by --no-text-overlap;
+    config.json records the choice, and the rows and metrics agree with it."""
+    bfcl = ("examples/bfcl/result.jsonl", "--task", "function-call", "--format", "bfcl",
+            "--gold", "examples/bfcl/possible_answer.jsonl", "--functions",
+            "examples/bfcl/questions.jsonl", "--bootstrap", "0")
+    seed = ("examples/seed003_home_automation.jsonl", "--task", "function-call",
+            "--bootstrap", "0")
+    for name, args, on in (("default", bfcl, False), ("on", (*bfcl, "--text-overlap"), True),
+                           ("seed-off", (*seed, "--no-text-overlap"), False)):
+        res = _cli("eval", *args, "--out", tmp_path / name)
+        assert res.returncode == 0, res.stderr
+        config = _json(tmp_path / name / "config.json")
+        assert config["text_overlap"] is on, name
+        rows = [json.loads(line) for line in
+                (tmp_path / name / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+        metrics = _json(tmp_path / name / "summary.json")["metrics"]
+        for key in ("rouge-1", "rouge-2", "rouge-l", "bleu-4"):
+            assert all((key in r) is on for r in rows), (name, key)
+            assert (key in metrics) is on, (name, key)
+        assert ("rouge-l" in res.stdout) is on, name
+        if on:  # the dataset value is the mean of the items' values
+            assert metrics["rouge-l"] == pytest.approx(
+                sum(r["rouge-l"] for r in rows) / len(rows), abs=1e-12)
+
+
 def test_eval_prints_cis_and_function_call_error_types(tmp_path: Path) -> None:
     res = _cli("eval", "examples/bfcl/result.jsonl", "--task", "function-call", "--format",
                "bfcl", "--gold", "examples/bfcl/possible_answer.jsonl", "--functions",
@@ -150,7 +177,8 @@ def test_eval_prints_cis_and_function_call_error_types(tmp_path: Path) -> None:
     _readable(res.stdout)
     summary = _json(tmp_path / "run" / "summary.json")
     ci = summary["bootstrap"]["ci95"]
-    assert set(ci) >= {"accuracy", "fn_acc_name", "bleu-4"}
+    assert set(ci) >= {"accuracy", "fn_acc_name"}
+    assert "bleu-4" not in ci  # no text overlap with --format bfcl unless --text-overlap
     for metric, (lo, hi) in ci.items():  # every metric with its CI, rounded, on one row
         value = summary["metrics"][metric]
         if value != value:  # a BFCL category without items (java here): undefined, shown as –

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from metrics import check_call, check_item, standardize_string
-from metrics.fc_check import find_schema
+from metrics.fc_check import EXHAUSTIVE_UP_TO, find_schema, max_weight_assignment
 
 AREA = {"name": "calc.area", "parameters": {"type": "dict", "properties": {
     "interval": {"type": "array", "items": {"type": "float"}},
@@ -102,3 +107,27 @@ def test_semantic_string_equivalence_hook() -> None:
     r = check_call({"switch": {"action": "开启"}}, gold, sw,
                    string_equivalent=lambda a, b: (a, b) in same)
     assert r.valid
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=1, max_value=EXHAUSTIVE_UP_TO).flatmap(
+    lambda n: st.lists(st.lists(st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 1.0, 2.0, 2.5, 3.0]),
+                                min_size=n, max_size=n), min_size=n, max_size=n)))
+def test_small_assignments_are_as_heavy_as_scipys(weight: list[list[float]]) -> None:
+    """The exhaustive solver of small matrices reaches the total weight of scipy's
+    linear_sum_assignment (the reference), with a permutation (each row and column once)."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = max_weight_assignment(weight)
+    assert sorted(rows) == sorted(cols) == list(range(len(weight)))
+    r, c = linear_sum_assignment(np.array(weight), maximize=True)
+    ours = sum(weight[i][j] for i, j in zip(rows, cols, strict=True))
+    assert ours == pytest.approx(float(np.array(weight)[r, c].sum()), abs=1e-9)
+
+
+def test_large_assignments_use_scipy() -> None:
+    """Above EXHAUSTIVE_UP_TO the solver is scipy's: on a 7 × 7 matrix whose best assignment
+    is the anti-diagonal (weight 7, every other assignment at most 6 by hand)."""
+    n = EXHAUSTIVE_UP_TO + 1
+    weight = [[1.0 if r + c == n - 1 else 0.0 for c in range(n)] for r in range(n)]
+    assert max_weight_assignment(weight) == (list(range(n)), list(range(n - 1, -1, -1)))
