@@ -26,7 +26,9 @@ The official side is gorilla commit de8307b4's own code, imported from ``--goril
 
 simjudge's side: :func:`judge.tasks.bfclcheck.decode_result`, then
 :func:`judge.tasks.bfclcheck.verdict_of` under ``--fc-matching official``; with
-``--with-optimal`` the optimal matching's verdict too, as ``simjudge eval`` computes both.
+``--with-optimal`` the optimal matching's verdict too where ``simjudge eval`` computes it
+(multi-call items that official matching fails: a correct official verdict is a perfect
+matching of valid pairs, so it is correct under optimal matching too).
 
 Timing: ``time.process_time`` around the decoding of every item of the archive, then around
 the checking of every decoded item, each side in turn (the other side's decodings freed and
@@ -221,16 +223,18 @@ def simjudge_decode(cases: list[Case]) -> tuple[list[Any], float]:
 
 def simjudge_check(cases: list[Case], decoded: list[Any], with_optimal: bool
                    ) -> tuple[list[bool], float]:
-    """Each case's simjudge verdict (``official`` matching; also ``optimal`` where it applies
-    when ``with_optimal``), and the CPU seconds taken."""
+    """Each case's simjudge verdict (``official`` matching; with ``with_optimal`` also
+    ``optimal`` where ``simjudge eval`` computes it: multi-call items that official matching
+    fails), and the CPU seconds taken."""
     models = {m: bfcl_model(m) for m in {c.model for c in cases}}
     schemas = [c.function if isinstance(c.function, list) else [c.function] for c in cases]
     out = []
     started = time.process_time()
     for c, d, s in zip(cases, decoded, schemas, strict=True):
         v = verdict_of(d, c.category, c.answer, s, models[c.model])
-        if with_optimal and c.category not in SINGLE_CALL and c.category != "relevance":
-            verdict_of(d, c.category, c.answer, s, models[c.model], "optimal")
+        if (with_optimal and not v.correct and c.category not in SINGLE_CALL
+                and c.category != "relevance"):  # as eval: a correct official verdict is
+            verdict_of(d, c.category, c.answer, s, models[c.model], "optimal")  # optimal too
         out.append(v.correct)
     return out, time.process_time() - started
 

@@ -188,7 +188,10 @@ def loads(text: str, path: str | Path | None = None, line: int | None = None,
         what = f"integer of {digits:,} digits" if digits else f"number ({exc})"
         raise InputError(f"{what} exceeds Python's limit of {limit:,} digits "
                          "(sys.get_int_max_str_digits())", path, line, field or key) from None
-    check_value(obj, path, line, field, surrogates=_SURROGATE_ESCAPE.search(text) is not None)
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    # no deeper than the number of brackets that open: most texts need no walk at all
+    if surrogates or text.count("[") + text.count("{") > MAX_NESTING:
+        check_value(obj, path, line, field, surrogates=surrogates)
     return obj
 
 

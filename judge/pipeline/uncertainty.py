@@ -131,7 +131,8 @@ def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequen
 
     Returns:
         metric → ``{"a", "b", "diff", "ci95": [low, high]}`` (``[None, None]`` without
-        resamples or with fewer than two items).
+        resamples or with fewer than two items), for each metric both runs hold (a
+        function-call run without text overlap has no ROUGE/BLEU to compare).
 
     Raises:
         ValueError: the two runs have different numbers of rows.
@@ -139,7 +140,8 @@ def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequen
     if len(rows_a) != len(rows_b):
         raise ValueError("paired bootstrap needs the same items in both runs")
     base_a, base_b = metric_fn(rows_a), metric_fn(rows_b)
-    diffs: dict[str, list[float]] = {k: [] for k in base_a}
+    # the metrics both runs hold (a function-call run may leave text overlap out)
+    diffs: dict[str, list[float]] = {k: [] for k in base_a if k in base_b}
     if n_boot > 0 and len(rows_a) >= 2:
         of_a = _resampler(metric_fn, rows_a, resample)
         of_b = _resampler(metric_fn, rows_b, resample)
@@ -149,4 +151,4 @@ def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequen
                 diffs[k].append(mb[k] - ma[k])
     return {k: {"a": base_a[k], "b": base_b[k], "diff": base_b[k] - base_a[k],
                 "ci95": list(percentile_ci(diffs[k])) if diffs[k] else [None, None]}
-            for k in base_a}
+            for k in diffs}

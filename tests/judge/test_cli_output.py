@@ -167,6 +167,12 @@ def test_text_overlap_is_off_for_bfcl_unless_switched_on(tmp_path: Path) -> None
         if on:  # the dataset value is the mean of the items' values
             assert metrics["rouge-l"] == pytest.approx(
                 sum(r["rouge-l"] for r in rows) / len(rows), abs=1e-12)
+    # runs with and without text overlap compare on the metrics both hold
+    res = _cli("compare", tmp_path / "on", tmp_path / "default", "--out", tmp_path / "cmp")
+    assert res.returncode == 0, res.stderr
+    compared = _json(tmp_path / "cmp" / "compare.json")["differences"][0]["metrics"]
+    assert "accuracy" in compared and "rouge-l" not in compared
+    assert compared["accuracy"]["diff"] == 0.0  # the same checker verdicts either way
 
 
 def test_eval_prints_cis_and_function_call_error_types(tmp_path: Path) -> None:
