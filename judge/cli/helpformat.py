@@ -46,11 +46,19 @@ class PanelCommand(TyperCommand):
                 sections.setdefault(title, []).append(record)
         if args:
             with formatter.section("Arguments"):
-                formatter.write_dl(args)
+                _write_rows(formatter, args)
         for title, rows in sections.items():
             if rows:
                 with formatter.section(title):
-                    formatter.write_dl(rows)
+                    _write_rows(formatter, rows)
+
+
+def _write_rows(formatter: HelpFormatter, rows: list[tuple[str, str]]) -> None:
+    """Click's definition list, its first column as wide as the widest name that fits in 30
+    characters: a longer name (``--text-overlap / --no-text-overlap``) stands on a line of its
+    own instead of widening the column, and squeezing the help, of the whole section."""
+    fitting = [len(name) for name, _ in rows if len(name) <= 30]
+    formatter.write_dl(rows, col_max=max(fitting, default=30))
 
 
 HELP_FLAGS = ("-h", "--help")

@@ -112,7 +112,7 @@ def test_task_options_are_the_tasks_own(tmp_path: Path) -> None:
     r = evaluate(fc, task="function-call", cache_dir=tmp_path / "c", bootstrap=0)
     assert r.config["task_options"] == {"format": "seed", "functions": None, "arg_judge": None,
                                         "arg_tau": 0.7, "bfcl_model": None,
-                                        "fc_matching": None}
+                                        "fc_matching": None, "text_overlap": None}
     assert r.config["function_call_format"] == "seed"
 
 
