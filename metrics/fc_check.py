@@ -134,20 +134,16 @@ class ItemCheck:
 
 
 
-def _answer_type(acceptable: Sequence[Any]) -> type | None:
-    """The type of the first acceptable value that is not ``""`` (``get_possible_answer_type``)."""
-    for a in acceptable:
-        if a != "":
-            return type(a)
-    return None
-
-
 def _type_ok(value: Any, acceptable: Sequence[Any], expected: type,
              item_type: type | None) -> tuple[bool, bool]:
     """``(valid, is_variable)`` of BFCL's one-level type check (``checker.py`` ``type_checker``):
     an exact type match (elements checked against each list-valued acceptable answer), or the
     type of the gold answer itself (a "variable")."""
-    ans_type = _answer_type(acceptable)
+    ans_type = None  # the first acceptable value's type, not ""'s (get_possible_answer_type)
+    for a in acceptable:
+        if a != "":
+            ans_type = type(a)
+            break
     is_variable = ans_type is not None and ans_type != expected
     if type(value) is expected:
         if item_type is None:
@@ -220,8 +216,10 @@ def _value_ok(value: Any, acceptable: Sequence[Any], expected: type, item_type: 
         if expected is list and item_type is dict:
             return _list_dict_ok(value, acceptable)
         if expected is str:
-            if standardize_string(value) in [standardize_string(a) for a in acceptable
-                                             if isinstance(a, str)]:
+            if value in acceptable:  # equal strings are equal once standardised
+                return True
+            std = standardize_string(value)
+            if any(type(a) is str and standardize_string(a) == std for a in acceptable):
                 return True
             return equiv is not None and any(isinstance(a, str) and a != "" and equiv(value, a)
                                              for a in acceptable)
@@ -294,6 +292,8 @@ def _converted(spec: Mapping[str, Any], p: str, language: str, value: Any
 def _lookup(pred: Mapping[str, Any], schema_name: str, names: str) -> tuple[Any, Any]:
     """``(name, params)`` of the predicted call that names the schema's function (a decoded
     BFCL call is ``{name: params}``; BFCL looks the name up as a key), or ``(None, None)``."""
+    if len(pred) == 1 and names != "underscore" and schema_name in pred:  # most calls
+        return schema_name, pred[schema_name]
     for name, params in pred.items():
         if names_match(str(name), schema_name, names):
             return name, params
@@ -421,20 +421,23 @@ def find_schema(schemas: Sequence[Mapping[str, Any]], gold_name: str) -> Mapping
     return None
 
 
+def _unmatched(g: int, best: CallCheck) -> ItemCheck:
+    """The item's failure when gold call ``g`` is left without a valid call; ``best`` is its
+    closest predicted call, fully checked."""
+    return ItemCheck(False, best.error_type or "value_mismatch",
+                     f"gold call {g}: no valid predicted call left for it in "
+                     f"BFCL's order of checks (closest: {best.message})")
+
+
 def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], CallCheck]
               ) -> ItemCheck:
     """BFCL's order of checks: each gold call in turn takes the first unmatched predicted call
     valid for it, each pair checked only when that order reaches it (as BFCL's
     ``parallel_function_checker_no_order``, which stops at the first valid call); a gold call
     left without one is reported with its closest call, for which its whole row is checked."""
-    def unmatched(g: int, best: CallCheck) -> ItemCheck:
-        return ItemCheck(False, best.error_type or "value_mismatch",
-                         f"gold call {g}: no valid predicted call left for it in "
-                         f"BFCL's order of checks (closest: {best.message})")
-
     if n_gold == 1 and n_pred == 1:  # most items: one pair, checked once, in full
         only = call_check(0, 0, True)
-        return ItemCheck(True, "", "", ((0, 0, only),)) if only.valid else unmatched(0, only)
+        return ItemCheck(True, "", "", ((0, 0, only),)) if only.valid else _unmatched(0, only)
     done: dict[tuple[int, int], CallCheck] = {}
 
     def get(g: int, p: int) -> CallCheck:
@@ -447,8 +450,8 @@ def _official(n_gold: int, n_pred: int, call_check: Callable[[int, int, bool], C
     for g in range(n_gold):
         found = next((p for p in range(n_pred) if p not in taken and get(g, p).valid), None)
         if found is None:
-            return unmatched(g, max((call_check(g, p, True) for p in range(n_pred)),
-                                    key=lambda c: c.agreement))
+            return _unmatched(g, max((call_check(g, p, True) for p in range(n_pred)),
+                                     key=lambda c: c.agreement))
         taken.add(found)
         pairs.append((g, found, done[g, found]))
     return ItemCheck(True, "", "", tuple(pairs))
