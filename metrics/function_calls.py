@@ -102,11 +102,14 @@ def partial_argument_score(gold: Call, pred: Call) -> float:
     return agree / len(keys)
 
 
-def _check_calls(calls: Any, name: str) -> list[Call]:
+def _texts(calls: Any, name: str) -> list[tuple[str, Call]]:
+    """``(fn2str text, call)`` of each call, each checked (name, arguments, JSON-serialisable);
+    the text, computed once, sorts the calls and is the ROUGE/BLEU text."""
     if calls is None:
         return []
     if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
         raise ValueError(f"{name}: expected a list of calls, got {type(calls).__name__}")
+    out: list[tuple[str, Call]] = []
     for i, c in enumerate(calls):
         if not isinstance(c, Mapping):
             raise ValueError(f"{name}[{i}]: expected a call object, got {type(c).__name__}")
@@ -117,10 +120,10 @@ def _check_calls(calls: Any, name: str) -> list[Call]:
             raise ValueError(
                 f"{name}[{i}]: field 'arguments' must be an object, got {type(args).__name__}")
         try:
-            fn2str(c)
+            out.append((fn2str(c), c))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name}[{i}]: arguments are not JSON-serialisable: {exc}") from None
-    return list(calls)
+    return out
 
 
 def score_function_calls(gold: Sequence[Call], pred: Sequence[Call], partial: bool = False,
@@ -158,14 +161,18 @@ def score_function_calls(gold: Sequence[Call], pred: Sequence[Call], partial: bo
         >>> score_function_calls(gold, pred[:1]), score_function_calls([], [])
         ((0.0, 0.0), (1.0, 1.0))
     """
-    g = _check_calls(gold, "gold")
-    p = _check_calls(pred, "pred")
+    return _score(_texts(gold, "gold"), _texts(pred, "pred"), partial, arg_scorer)
+
+
+def _score(g: list[tuple[str, Call]], p: list[tuple[str, Call]], partial: bool,
+           arg_scorer: ArgScorer | None) -> tuple[float, float]:
+    """:func:`score_function_calls` of calls already checked, with their texts (:func:`_texts`)."""
     if not g and not p:
         return 1.0, 1.0
     if len(g) != len(p):
         return 0.0, 0.0
-    g_sorted = sorted(g, key=fn2str)
-    p_sorted = sorted(p, key=fn2str)
+    g_sorted = [c for _, c in sorted(g, key=lambda t: t[0])]
+    p_sorted = [c for _, c in sorted(p, key=lambda t: t[0])]
     if [c["name"] for c in g_sorted] != [c["name"] for c in p_sorted]:
         return 0.0, 0.0
     scorer = arg_scorer or (partial_argument_score if partial else strict_argument_score)
@@ -210,13 +217,12 @@ def fc_score_items(items: Sequence[Mapping[str, Any]], partial: bool = False,
     for i, item in enumerate(items):
         if not isinstance(item, Mapping):
             raise ValueError(f"items[{i}]: expected an object, got {type(item).__name__}")
-        gold = _check_calls(item.get("gold_fn", []), f"items[{i}].gold_fn")
-        pred = _check_calls(item.get("pred_fn", []), f"items[{i}].pred_fn")
-        name_acc, all_acc = score_function_calls(gold, pred, partial=partial,
-                                                 arg_scorer=arg_scorer)
+        gold = _texts(item.get("gold_fn", []), f"items[{i}].gold_fn")
+        pred = _texts(item.get("pred_fn", []), f"items[{i}].pred_fn")
+        name_acc, all_acc = _score(gold, pred, partial, arg_scorer)
         row = {"query": item.get("query", ""), "fn_acc_name": name_acc, "fn_acc_all": all_acc}
-        if overlap is not None:
-            key = (fns2str(gold), fns2str(pred))
+        if overlap is not None:  # fns2str of each side, from the texts already made
+            key = (";".join(sorted(t for t, _ in gold)), ";".join(sorted(t for t, _ in pred)))
             if key not in memo:
                 memo[key] = overlap.score(*key)
             row.update(memo[key])
