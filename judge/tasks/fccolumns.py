@@ -32,7 +32,7 @@ def present(columns: Mapping[str, Column], rows: Sequence[FunctionCallRow]
     run with ``--no-text-overlap``); a run computes them for every item or for none.
 
     Examples:
-        >>> row = FunctionCallRow(correct=True, fn_acc_name=1.0, fn_acc_all=1.0)
+        >>> row = FunctionCallRow(id="a", correct=True, fn_acc_name=1.0, fn_acc_all=1.0)
         >>> list(present(COLUMNS, [row]))
         ['accuracy', 'fn_acc_name', 'fn_acc_all']
     """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from judge.tasks.options import Interval
 
@@ -14,6 +14,13 @@ FcFormat = Literal["seed", "openai", "bfcl"]
 """Function-call input formats: seed 003's call lists, OpenAI ``tool_calls``, BFCL results."""
 FcMatching = Literal["official", "optimal"]
 """How several calls are matched (:data:`metrics.fc_check.MATCHINGS`)."""
+
+
+class Recorded(Protocol):
+    """A run's recorded configuration (:class:`judge.record.config.RunConfig`, or a dict)."""
+
+    def get(self, key: str, default: Any = None, /) -> Any:
+        """The value recorded under ``key``, else ``default``."""
 
 
 @dataclass(frozen=True)
@@ -70,3 +77,14 @@ class FunctionCallOptions:
         if self.text_overlap is not None:
             return self.text_overlap
         return self.format != "bfcl"
+
+    @classmethod
+    def from_config(cls, config: Recorded, functions: Path | None,
+                    ) -> FunctionCallOptions:
+        """The options a run recorded in its ``config.json`` (the task's ``config_entries``),
+        with ``functions`` its schema input as found again; a run from before
+        ``text_overlap`` existed computed text overlap."""
+        return cls(format=str(config.get("function_call_format") or "seed"),  # type: ignore[arg-type]
+                   functions=functions, bfcl_model=config.get("bfcl_model"),
+                   fc_matching=config.get("fc_matching"),
+                   text_overlap=config.get("text_overlap", True))

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     from judge.record.runrecord import RunRecord
 
 DEFAULT_FIELDS = ("pred_fn", "gold_fn")
+
+
 def load_fc_items(source: Source, options: FunctionCallOptions | None = None) -> list[Item]:
     """Items of a function-call evaluation in ``options.format`` (default ``seed``).
 
@@ -245,8 +247,9 @@ class FunctionCallTask(Task[FunctionCallRow]):
         return [(argument_context(f, p), pairs) for (f, p), pairs in groups.items()]
 
     def config_entries(self, params: Params) -> dict[str, Any]:
-        """``{"function_call_format": …}`` for ``config.json``; for BFCL input also the model
-        whose decoder read the results (given or detected) and the matching in force."""
+        """``{"function_call_format": …, "text_overlap": …}`` for ``config.json``; for BFCL
+        input also the model whose decoder read the results (given or detected) and the
+        matching in force."""
         opts = self.options(params)
         return {"function_call_format": opts.format, "text_overlap": opts.overlap(),
                 **({"bfcl_model": opts.bfcl_model, "fc_matching": opts.matching()}
@@ -304,13 +307,8 @@ class FunctionCallTask(Task[FunctionCallRow]):
         from judge.tasks.arguments import equivalence
         from judge.tasks.inputs import run_input, run_source
 
-        fmt = str(record.config.get("function_call_format") or "seed")  # the task's entry
-        options = FunctionCallOptions(format=fmt,  # type: ignore[arg-type]
-                                      functions=run_input(record, "functions"),
-                                      bfcl_model=record.config.get("bfcl_model"),
-                                      fc_matching=record.config.get("fc_matching"),
-                                      # runs before the option computed text overlap always
-                                      text_overlap=record.config.get("text_overlap", True))
+        options = FunctionCallOptions.from_config(record.config, run_input(record, "functions"))
+        fmt = options.format
         source = run_source(record)
         items = source.first(_load_once(self, source, options))
         equivalent = None
