@@ -9,9 +9,10 @@ Three ways of scoring the 71 models × 7 AST categories of the archive release:
    ``eval_checker/`` and ``model_handler/`` beside links to ``--data`` and the archive's
    ``result/``. It writes one score file per model and category and ``data.csv``. It builds each
    model's handler, whose ``__init__`` makes an API client from an environment variable:
-   the run gets the placeholder value ``unused`` for each (no request is ever sent: the AST
-   categories only decode), and provider SDKs that ``handler_map.py`` imports but that are not
-   installed are empty modules (as ``bench_bfcl_vs_official.py``). Needs tree-sitter 0.21.3,
+   the run sets each such variable to the string ``unused``, which is never sent (the AST
+   categories only decode, no request is made); provider SDKs that ``handler_map.py``
+   imports but that are not installed are empty modules (``SDK_NAMES`` of
+   ``bench_bfcl_vs_official.py``). Needs tree-sitter 0.21.3,
    tree-sitter-java 0.21.0, tree-sitter-javascript 0.21.4 in ``--official-python``;
 2. **simjudge, one process** — :func:`judge.cli.evalrun.run_eval` for each model folder in one
    Python process (what a script over the archive does): a full run directory per model
@@ -48,6 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_bfcl_vs_official import SDK_NAMES  # the same stand-ins, one list
+
 from judge.tasks.bfclcheck import AST_CATEGORIES
 
 OFFICIAL_RUNNER = """
@@ -65,13 +68,9 @@ sys.path[:0] = [".", ".."]
 runpy.run_path("eval_runner.py", run_name="__main__")
 """
 """The official run: SDK stand-ins, then ``eval_runner.py`` as ``__main__``."""
-SDKS = {"anthropic": ["Anthropic"], "anthropic.types": ["TextBlock", "ToolUseBlock"],
-        "cohere": ["Client"], "mistralai": [], "mistralai.client": ["MistralClient"],
-        "mistralai.models": [], "mistralai.models.chat_completion": ["ChatMessage"]}
-"""Provider SDK modules ``handler_map.py`` imports at module level, and the names taken."""
 CLIENT_VARIABLES = ("ANTHROPIC_API_KEY", "COHERE_API_KEY", "FIRE_WORKS_API_KEY",
                     "MISTRAL_API_KEY", "NVIDIA_API_KEY", "OPENAI_API_KEY", "YI_API_KEY")
-"""The variables gorilla's handlers read in ``__init__`` (set to a placeholder, never sent)."""
+"""The variables gorilla's handlers read in ``__init__`` (each set to ``unused``, never sent)."""
 ONE_PROCESS = """
 import sys
 from pathlib import Path
@@ -114,7 +113,7 @@ def run_official(python: str, gorilla: Path, data: Path, result: Path, scratch: 
     (root / "result").symlink_to(result)
     (root / "score").mkdir()
     env = {**os.environ, **dict.fromkeys(CLIENT_VARIABLES, "unused")}
-    cpu, wall = timed([python, "-c", OFFICIAL_RUNNER.format(sdks=SDKS)],
+    cpu, wall = timed([python, "-c", OFFICIAL_RUNNER.format(sdks=SDK_NAMES)],
                       cwd=root / "eval_checker", env=env)
     return cpu, wall, root / "score"
 

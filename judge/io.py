@@ -209,9 +209,6 @@ def check_value(obj: Any, path: str | Path | None = None, line: int | None = Non
     Raises:
         InputError: too deep, or a lone surrogate (code point named).
     """
-    if not surrogates:  # only the nesting to check: walk the containers alone
-        _check_depth(obj, path, line, field)
-        return
     stack: list[tuple[Any, int, str | None]] = [(obj, 1, field)]
     while stack:
         value, depth, top = stack.pop()
@@ -232,25 +229,6 @@ def check_value(obj: Any, path: str | Path | None = None, line: int | None = Non
                     stack.append((v, depth + 1, name))
             else:
                 stack.extend((v, depth + 1, top) for v in value)
-
-
-def _check_depth(obj: Any, path: str | Path | None, line: int | None,
-                 field: str | None) -> None:
-    """:func:`check_value` without the surrogate scan: the nesting of ``obj``'s objects and
-    arrays at most :data:`MAX_NESTING` levels (the offence named as there)."""
-    stack: list[tuple[Any, int, str | None]] = [(obj, 1, field)]
-    while stack:
-        value, depth, top = stack.pop()
-        if depth > MAX_NESTING:
-            raise InputError(f"JSON nested deeper than {MAX_NESTING} levels", path, line, top)
-        if type(value) is dict:
-            for k, v in value.items():
-                if type(v) is dict or type(v) is list:
-                    stack.append((v, depth + 1, k if top is None and depth == 1 else top))
-        elif type(value) is list:
-            for v in value:
-                if type(v) is dict or type(v) is list:
-                    stack.append((v, depth + 1, top))
 
 
 def check_string_sizes(value: Any, max_chars: int, path: str | Path | None, line: int | None,
