@@ -35,7 +35,7 @@ from typing import Any
 
 import diskcache
 
-from judge.record.atomic import pid_alive
+from judge.record.outdir import pid_alive
 
 STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
 """What the storage layer raises when the filesystem refuses (disk full, I/O error, lock

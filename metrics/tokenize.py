@@ -3,7 +3,11 @@
 * ``whitespace``: ``str.split()``.
 * ``jieba``: ``jieba.cut`` (precise mode, HMM on) with whitespace-only tokens dropped (so
   "Guido van Rossum" gives three tokens, not five with the two spaces); memoised per unique
-  string, so a corpus with repeated strings is segmented once per string.
+  string, so a corpus with repeated strings is segmented once per string. jieba's dictionary
+  (~0.8 s to load) is loaded only for a string that can reach it: one with a Chinese
+  character of jieba's range or one of the dictionary's five non-Chinese words; every other
+  string is split by jieba's own rules without it (same tokens: a hypothesis test compares
+  the two).
 * ``char``: one token per non-whitespace character.
 
 A tokenizer argument is one of those names or any callable ``str -> Sequence[str]``.
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,8 +47,45 @@ def _jieba() -> Any:
     return jieba
 
 
+# jieba 0.42's own patterns: jieba/__init__.py (re_han_default, and its Chinese range) and
+# jieba/finalseg/__init__.py (re_skip); tests/metrics/test_tokenize.py checks they are jieba's.
+_JIEBA_BLOCK = re.compile("([\u4E00-\u9FD5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_HAN = re.compile("[\u4E00-\u9FD5]")
+_FINALSEG_SKIP = re.compile(r"([a-zA-Z0-9]+(?:\.\d+)?%?)")
+JIEBA_DICT_NON_CJK = ("AT&T", "c#", "C#", "c++", "C++")
+"""The words of jieba's dictionary (``dict.txt``) without a Chinese character."""
+
+
+def _needs_jieba_dictionary(text: str) -> bool:
+    """Whether jieba's segmentation of ``text`` can depend on its dictionary: ``text`` holds a
+    character of jieba's Chinese range, or a dictionary word without one."""
+    return bool(_JIEBA_HAN.search(text)) or any(w in text for w in JIEBA_DICT_NON_CJK)
+
+
+def _cut_without_dictionary(text: str) -> list[str]:
+    """``jieba.cut(text)`` (precise mode, HMM on) for a text that cannot reach the dictionary,
+    whitespace-only tokens dropped.
+
+    jieba splits the text into blocks of ``[a-zA-Z0-9+#&._%-]`` (and Chinese) and the rest.
+    In such a block, no substring is a dictionary word, so its word graph is one character a
+    node and the block goes whole to the HMM segmenter (``finalseg.cut``), which keeps runs
+    of ``[a-zA-Z0-9]`` (a decimal part and ``%`` included) and the runs of other characters
+    between them. Outside the blocks, every character is a token."""
+    tokens: list[str] = []
+    for block in _JIEBA_BLOCK.split(text):
+        if not block:
+            continue
+        if _JIEBA_BLOCK.fullmatch(block):
+            tokens += [x for x in _FINALSEG_SKIP.split(block) if x]
+        else:
+            tokens += [c for c in block if not c.isspace()]
+    return tokens
+
+
 @functools.lru_cache(maxsize=200_000)
 def _jieba_cached(text: str) -> tuple[str, ...]:
+    if not _needs_jieba_dictionary(text):
+        return tuple(_cut_without_dictionary(text))
     return tuple(t for t in _jieba().cut(text) if t.strip())
 
 

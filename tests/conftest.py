@@ -1,11 +1,20 @@
-"""Shared test helpers: paths to the repository's examples and to ../shared/data."""
+"""Shared test helpers: paths to the repository's examples and to ../shared/data, and the
+``cli`` fixture (the ``simjudge`` command in-process: :mod:`tests.clirun`)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.clirun import CliResult, run_cli
+
+# What the terminal the suite was started from would leak into every command's output: its
+# width (rich reads COLUMNS once, when a console is made at import) and forced colours.
+for _name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+    os.environ.pop(_name, None)
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -18,3 +27,45 @@ def shared_file(relpath: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} not available (../shared/data is absent in a plain clone)")
     return path
+
+
+@pytest.fixture
+def cli() -> Callable[..., CliResult]:
+    """``cli("eval", path, "--judge", "lexical", cwd=…, env=…, columns=…)``: the ``simjudge``
+    command run in-process (:func:`tests.clirun.run_cli`), returning its exit status, stdout
+    and stderr as a subprocess would."""
+    return run_cli
+
+
+@pytest.fixture(autouse=True)
+def _own_default_cache(tmp_path_factory: pytest.TempPathFactory,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's default judge cache (``$SIMJUDGE_CACHE_DIR``, else ``~/.cache/simjudge``)
+    is a folder of its own: no test reads what another wrote, in any order, under
+    ``pytest -n``, and none writes to the user's cache."""
+    monkeypatch.setenv("SIMJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("default-cache")))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many documentation snippets ran and were skipped, summed over the pages' tests
+    (tests/test_docs_snippets.py records them; under ``pytest -n`` too)."""
+    import json
+
+    ran: dict[str, int] = {}
+    skipped: list[str] = []
+    for reports in terminalreporter.stats.values():
+        for rep in reports:
+            if getattr(rep, "when", None) != "call":
+                continue
+            for name, value in getattr(rep, "user_properties", []):
+                if name == "docs_snippets":
+                    got = json.loads(value)
+                    for lang, n in got["ran"].items():
+                        ran[lang] = ran.get(lang, 0) + n
+                    skipped += got["skipped"]
+    if ran:
+        terminalreporter.write_line(
+            f"docs snippets: ran {sum(ran.values())} "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(ran.items()))}), skipped {len(skipped)}")
+        for s in sorted(skipped):
+            terminalreporter.write_line(f"  skipped {s}")

@@ -1,5 +1,7 @@
 """Helpers for the ``simjudge review`` tests: a selection run whose scores are known (a
-``table:`` judge), the server started as a real subprocess, and plain HTTP calls to it."""
+``table:`` judge, made in-process), the server started as a real subprocess (``simjudge review``
+serves until SIGTERM: its signal handling and its one URL line are part of what is tested), and
+plain HTTP calls to it."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli_runs import CLI, ENV
+from tests.clirun import run_cli
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
 
@@ -69,9 +72,9 @@ def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
     data = write_items(tmp / "items.jsonl", n_items)
     table = write_table(tmp / "scores.jsonl", n_items)
     run = tmp / "run"
-    subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge", f"table:{table}",
-                    "--out", str(run), "--bootstrap", "0", "--cache-mode", "off"],
-                   env=ENV, check=True, capture_output=True, timeout=300)
+    res = run_cli("eval", data, "--task", "selection", "--judge", f"table:{table}", "--out",
+                  run, "--bootstrap", "0", "--cache-mode", "off")
+    assert res.returncode == 0, res.stderr
     return run, table
 
 

@@ -240,7 +240,8 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     from judge.calibration.plots import plot_pr, plot_roc, plot_thresholds
     from judge.errors import InputError
     from judge.judges.identity import judge_identity
-    from judge.record.atomic import atomic_dir, dumps, prepare_out_dir
+    from judge.record.atomic import atomic_dir, dumps
+    from judge.record.outdir import prepare_out_dir
     from judge.record.store import load_run
 
     out = Path(out)
@@ -291,7 +292,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     if run_dir is not None:  # before anything is written
         stored = load_run(run_dir)
         taus = [round(float(t), 4) for t in np.linspace(0.0, 0.99, 100)]
-        from judge.calibration.runcurve import run_tau_curve
+        from judge.calibration.runcurve import run_curve_report, run_tau_curve
 
         curve = run_tau_curve(stored, taus)
     chosen = {j: r["tau"] for j, r in reports.items() if r["tau"] is not None}
@@ -311,8 +312,6 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
                               tmp / "pr.png"),
         }
         if curve is not None:
-            from judge.calibration.runcurve import run_curve_report
-
             plots["run_tau.png"], result["run"] = run_curve_report(
                 stored, taus, curve, chosen, tmp / "run_tau.png")
         if suggestions:

@@ -19,6 +19,7 @@ shell's completion script (bash, zsh, fish, PowerShell; typer's, offline: the sc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -94,13 +95,24 @@ def _root(version: Annotated[bool, typer.Option(
     """simjudge: evaluate model outputs with LLM judges."""
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``simjudge``): ``[COMMAND …] -h|--help`` is answered by
     :func:`judge.cli.helpformat.print_help` without parsing (the same text, ~85 ms sooner);
-    everything else by typer."""
+    everything else by typer.
+
+    Args:
+        argv: the command line after the program name (``["eval", "data.jsonl", …]``);
+            ``None`` (the console script) reads ``sys.argv[1:]``.
+
+    Raises:
+        SystemExit: always, as a process would end: status 0, 1 (a failed write or failed
+            judge calls), 2 (bad input, one line on stderr) or 130 (Ctrl-C); see
+            :mod:`judge.cli.common`. A help request returns instead, having printed the help.
+    """
     import sys
 
     from judge.cli.helpformat import print_help
 
-    if not print_help(app, sys.argv[1:]):
-        app()
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not print_help(app, args):
+        app(args=args, prog_name="simjudge")

@@ -28,7 +28,7 @@ def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = N
             :class:`judge.record.atomic.RunWriteError`).
     """
     from judge.pipeline.run import run
-    from judge.record.atomic import default_run_dir
+    from judge.record.outdir import default_run_dir
     from judge.runs.report import RENDERERS
 
     if config.out_dir is None and not config.dry_run:  # the command line always writes a run

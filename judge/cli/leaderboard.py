@@ -59,7 +59,7 @@ def leaderboard_command(
     from judge.cli.options import judge_options
     from judge.judges.judgesfile import build_judges
     from judge.pipeline.checks import check_min
-    from judge.record.atomic import default_run_dir, prepare_out_dir
+    from judge.record.outdir import default_run_dir, prepare_out_dir
     from metrics import OBJECTIVES
 
     try:

@@ -143,7 +143,7 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     from judge.pipeline.checks import check_cache_mode
     from judge.pipeline.dryrun import check_budget, dry_run
     from judge.pipeline.taufile import tau_samples
-    from judge.record.atomic import prepare_out_dir
+    from judge.record.outdir import prepare_out_dir
 
     task = get_task(config.task)
     if not 0.0 <= config.tau <= 1.0:  # NaN included

@@ -12,7 +12,8 @@ the jobs on stored runs, the CLI — can read and write runs without a loop.
   ``repeat_probe.jsonl``);
 * :mod:`judge.record.runrecord` — :class:`~judge.record.runrecord.RunRecord`, the whole run;
 * :mod:`judge.record.verdictlog` — the verdict log, in memory or streamed to a spool file;
-* :mod:`judge.record.atomic` — atomic output directories and files;
+* :mod:`judge.record.atomic` — atomic output directories and files; :mod:`judge.record.outdir`
+  — the output directory's default name and its checks before any judge call;
 * :mod:`judge.record.store` — writing a run directory (with the renderers its caller hands in)
   and reading it back.
 """

@@ -118,7 +118,7 @@ def write_run(record: RunRecord, out: str | Path, overwrite: bool = False,
 
     Raises:
         InputError: ``out`` cannot be a run directory (see
-            :func:`judge.record.atomic.check_out_dir`).
+            :func:`judge.record.outdir.check_out_dir`).
         judge.record.atomic.RunWriteError: the filesystem refused a write (disk full…); nothing
             is left behind.
         ValueError: an extra file name that is not a plain ``NAME.jsonl`` or is one of the

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from tests.clirun import run_cli
 from tests.conftest import REPO
 from tests.fake_batch import FakeBatchServer
 from tests.fake_openai import fake_score
@@ -168,8 +169,8 @@ def test_sigkill_while_polling_then_resume(tmp_path: Path) -> None:
         del state["batch_id"]
         state_file.write_text(json.dumps(state), encoding="utf-8")
         srv.polls_until_done = 0  # the provider finishes meanwhile
-        res = subprocess.run([*cmd, "--out", str(tmp_path / "r2")], cwd=REPO, env=env,
-                             capture_output=True, text=True, timeout=120)
+        res = run_cli(*cmd[3:], "--out", tmp_path / "r2", cwd=REPO,
+                      env={"SIMJUDGE_BATCH_POLL_S": "0.05"})  # the rerun: in-process
         assert res.returncode == 0, res.stderr
         assert len(srv.batches) == 1 and len(srv.files) == 2  # input + output, no re-upload
         assert _direct_calls(srv) == 0

@@ -1,76 +1,49 @@
-"""60,000 ``--batch-api`` requests split within the provider's limits at bounded client memory:
-the client (tests/batch_client.py) and the Batch API fake (files on disk) each run in their
-own process, so the client's peak RSS is its own. The same round trip at 20,000 requests is
-the yardstick: tripling the requests may grow the peak only by the page caches filling (the
-scratch SQLite's 32 MB, the judge cache's), while the input files
-total ~110 MB (the unsplit in-memory path measured 796 MB peak at 60,163 requests)."""
+"""``--batch-api`` requests split within the provider's limits, greedily, with every request in
+exactly one batch: the same round trip as at 60,000 requests (tests/batch_client.py's generated
+pairs, rendered, split, uploaded, answered, downloaded and cached), at thresholds small enough
+to take a second. Both limits bind: a chunk ends at ``max_requests`` lines or when the next line
+would pass ``max_bytes``.
+
+The scale itself — 60,000 requests split at 20,000 requests / 30 MB in bounded client memory —
+is measured by ``benchmarks/bench_batch_rss.py --sizes 20000 60000 --max-requests 20000
+--max-bytes 30000000`` (peak RSS of each size in a process of its own; docs/performance.md)."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.batch_client import round_trip
+from tests.fake_batch import FakeBatchServer
 
-MAX_REQUESTS, MAX_BYTES = 20_000, 30_000_000
-
-
-@pytest.fixture()
-def fake(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    files = tmp_path / "files"
-    files.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_batch", "--file-dir",
-                             str(files)], cwd=REPO, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        yield proc.stdout.readline().strip(), files
-    finally:
-        proc.terminate()
-        proc.wait(10)
+MAX_REQUESTS, MAX_BYTES = 50, 110_000  # a request is ~1.8 kB: 110 kB holds ~60
 
 
-def _client(url: str, n: int, cache: Path) -> dict:  # type: ignore[type-arg]
-    env = {**os.environ, "SIMJUDGE_BATCH_POLL_S": "0.05"}
-    res = subprocess.run([sys.executable, "-m", "tests.batch_client", url, str(n),
-                          str(cache), "--max-requests", str(MAX_REQUESTS), "--max-bytes",
-                          str(MAX_BYTES)], cwd=REPO, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert res.returncode == 0, res.stderr[-3000:]
-    out: dict = json.loads(res.stdout.strip().splitlines()[-1])  # type: ignore[type-arg]
-    return out
-
-
-def test_60k_requests_split_within_limits_at_bounded_rss(tmp_path: Path,
-                                                          fake: tuple[str, Path]) -> None:
-    url, files = fake
-    small = _client(url, 20_000, tmp_path / "c20k")
-    earlier = set(files.iterdir())
-    big = _client(url, 60_000, tmp_path / "c60k")
-    new = sorted((p for p in files.iterdir() if p not in earlier),
-                 key=lambda p: int(p.name.split("-")[1]))
-    inputs = [p.read_bytes() for p in new if b'"method": "POST"' in p.read_bytes()[:300]]
-    assert big["answered"] == 60_000 and big["summary"][0]["failed"] == 0
-    assert small["answered"] == 20_000
-    # every file within both limits, and cut greedily: the next line would not have fitted
+@pytest.mark.parametrize(("n", "max_requests", "max_bytes"), [
+    (130, MAX_REQUESTS, 10**9),   # the request limit alone binds: 50, 50, 30
+    (130, 10**6, MAX_BYTES),      # the byte limit alone binds
+    (301, MAX_REQUESTS, 80_000),  # both: ~44 lines per 80 kB, so bytes bind first
+])
+def test_requests_split_within_limits_greedily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               n: int, max_requests: int,
+                                               max_bytes: int) -> None:
+    monkeypatch.setenv("SIMJUDGE_BATCH_POLL_S", "0.01")
+    with FakeBatchServer() as srv:
+        got = round_trip(srv.base_url, n, tmp_path / "cache", max_requests, max_bytes)
+        inputs = [srv.files[b["input_file_id"]] for b in srv.batches.values()]
+    assert got["answered"] == n and got["summary"][0]["failed"] == 0
+    lines = [f.splitlines(keepends=True) for f in inputs]  # bytes
     sizes = [len(f) for f in inputs]
-    lines = [f.splitlines(keepends=True) for f in inputs]
-    assert len(inputs) == len(big["summary"][0]["batches"]) >= 3
-    assert max(sizes) <= MAX_BYTES and max(len(x) for x in lines) <= MAX_REQUESTS
+    assert len(inputs) == len(got["summary"][0]["batches"]) >= 3
+    # every file within both limits, and cut greedily: the next line would not have fitted
+    assert max(sizes) <= max_bytes and max(len(x) for x in lines) <= max_requests
     for this, after in itertools.pairwise(lines):
-        assert (len(this) == MAX_REQUESTS
-                or sum(map(len, this)) + len(after[0]) > MAX_BYTES)
+        assert (len(this) == max_requests
+                or sum(map(len, this)) + len(after[0]) > max_bytes)
     ids = [json.loads(x)["custom_id"] for f in lines for x in f]
-    assert len(ids) == len(set(ids)) == 60_000
-    total = sum(sizes)
-    assert total > 100e6  # ~1.8 kB a request
-    # bounded: 3× the requests (+80 MB of input), the peak grows by less than 48 MB — the
-    # page caches filling (measured: 143 MB at 20k, 153 MB at 40k, 161 MB at 60k)
-    growth_kb = big["maxrss_kb"] - small["maxrss_kb"]
-    assert growth_kb * 1024 < 48e6, (small["maxrss_kb"], big["maxrss_kb"])
+    assert len(ids) == len(set(ids)) == n
+    if max_bytes == 10**9:  # by hand: 130 = 50 + 50 + 30
+        assert [len(x) for x in lines] == [50, 50, 30]

@@ -19,19 +19,17 @@ import pytest
 from typer.testing import CliRunner
 
 from judge.cli import app
+from tests.clirun import CliResult, run_cli
 from tests.conftest import REPO
 
 runner = CliRunner()
 SCRIPT = Path(sys.executable).with_name("simjudge")
 
 
-def _cli(*args: str | Path, columns: int = 80, cwd: Path = REPO
-         ) -> subprocess.CompletedProcess[str]:
-    """The real command in a subprocess, output piped (so rich uses COLUMNS, 80 by default)."""
-    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1",
-           "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "judge.cli", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=300)
+def _cli(*args: str | Path, columns: int = 80, cwd: Path = REPO) -> CliResult:
+    """The command in-process as a subprocess would run it (output piped: rich uses COLUMNS,
+    80 by default)."""
+    return run_cli(*args, columns=columns, cwd=cwd)
 
 
 # ------------------------------------------------------------------ --version, -h, completion
@@ -133,12 +131,8 @@ def lexical_runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 @pytest.mark.parametrize("columns", ["80", None])  # None: piped, no COLUMNS: rich's 80
 def test_compare_of_three_runs_fits_80_columns(lexical_runs: list[Path], tmp_path: Path,
                                                columns: str | None) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO), **({"COLUMNS": columns} if columns
-                                                            else {})})
-    res = subprocess.run([sys.executable, "-m", "judge.cli", "compare", *map(str, lexical_runs),
-                          "--bootstrap", "200", "--out", str(tmp_path)], env=env,
-                         capture_output=True, text=True, timeout=300)
+    res = run_cli("compare", *lexical_runs, "--bootstrap", "200", "--out", tmp_path,
+                  columns=int(columns) if columns else None)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
@@ -340,12 +334,9 @@ def test_eval_dry_run_keeps_every_judge_id_whole_at_80_columns(tmp_path: Path) -
     # (normalised-equal) → 381 distinct pairs, one request each for the pairwise LLM judge,
     # none cached in an empty cache. Before, the USD column's price date and the "no LLM
     # calls" cell squeezed the judge column to nothing ("lexica" / "l", or no ids at all).
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    res = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "eval", "examples/glossary_en_zh.jsonl", "--judge",
-         "openai:gpt-4o-mini", "--judge", "lexical", "--judge", "local", "--dry-run",
-         "--cache-dir", str(tmp_path / "c")], cwd=REPO, capture_output=True, text=True,
-        env={**env, "COLUMNS": "80", "NO_COLOR": "1", "PYTHONPATH": str(REPO)}, timeout=300)
+    res = run_cli("eval", "examples/glossary_en_zh.jsonl", "--judge", "openai:gpt-4o-mini",
+                  "--judge", "lexical", "--judge", "local", "--dry-run", "--cache-dir",
+                  tmp_path / "c", cwd=REPO, env={"OPENAI_API_KEY": None})
     assert res.returncode == 0, res.stderr
     _fits_80(res.stdout)
     rows = {line.split()[0]: line.split()[1:] for line in res.stdout.splitlines()
@@ -408,21 +399,23 @@ def _commands(group: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
 def test_fast_help_prints_what_typer_prints_for_every_command() -> None:
     # judge.cli.helpformat.print_help answers "[COMMAND …] -h|--help" before typer parses (typer
     # would import pydantic to coerce the --help flag): its text must be typer's own, byte for
-    # byte, for every command, at 80 and 120 columns
+    # byte, for every command, at 80 and 120 columns. In-process: main() (the console script's
+    # entry point) against typer's own parser, each as a piped process would see them.
     import typer.main
 
     paths = _commands(typer.main.get_command(app))
     assert ("eval",) in paths and ("cache", "stats") in paths and len(paths) > 15
-    typer_path = "from judge.cli import app; app(prog_name='simjudge')"
-    for columns in ("80", "120"):
-        env = {**os.environ, "COLUMNS": columns, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
+
+    def typer_parses(argv: list[str]) -> None:
+        app(args=argv, prog_name="simjudge")
+
+    for columns in (80, 120):
         for path in paths:
-            fast = subprocess.run([sys.executable, "-m", "judge.cli", *path, "--help"],
-                                  env=env, capture_output=True, text=True, timeout=120)
-            slow = subprocess.run([sys.executable, "-c", typer_path, *path, "--help"],
-                                  env=env, capture_output=True, text=True, timeout=120)
+            fast = run_cli(*path, "--help", columns=columns)
+            slow = run_cli(*path, "--help", columns=columns, entry=typer_parses)
             assert fast.returncode == slow.returncode == 0, (path, fast.stderr, slow.stderr)
             assert fast.stdout == slow.stdout, path
+            assert fast.stdout.startswith("Usage: simjudge"), path
     # what is not only command names and a help flag goes to typer (its errors, its parsing)
     from judge.cli.helpformat import print_help
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import socket
 import subprocess
@@ -31,6 +30,7 @@ from judge.judges.registry import parse_judge_spec
 from judge.record.store import load_run, record_from_parts, write_run
 from judge.redact import MASK, redact, redact_row
 from judge.runs.report import render_html, render_markdown
+from tests.clirun import CliResult, run_cli
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
@@ -142,6 +142,7 @@ def test_arg_judge_is_checked_before_data_and_only_for_function_calls(tmp_path) 
 
 
 def test_calibrate_bad_judge_exits_2_in_a_real_process(tmp_path) -> None:
+    """The console script's exit status, for real (the other tests run the CLI in-process)."""
     labels = tmp_path / "l.jsonl"
     labels.write_text('{"pred": "a", "truth": "b", "label": 1}\n', encoding="utf-8")
     res = subprocess.run([sys.executable, "-m", "judge.cli", "calibrate", str(labels),
@@ -347,15 +348,12 @@ def test_redactor_patterns(monkeypatch) -> None:
 
 
 def _echo_run(tmp_path: Path, key_env: str, key: str, spec: str,
-              ) -> tuple[subprocess.CompletedProcess[str], FakeOpenAIServer]:
+              ) -> tuple[CliResult, FakeOpenAIServer]:
     data = _selection_data(tmp_path)
     with FakeOpenAIServer(FakeServerConfig(echo_auth_status=401)) as srv:
-        env = {**os.environ, key_env: key}
-        res = subprocess.run(
-            [sys.executable, "-m", "judge.cli", "eval", str(data), "--judge", spec,
-             "--base-url", srv.base_url, "--api-key-env", key_env, "--max-retries", "0",
-             "--out", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache")],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        res = run_cli("eval", data, "--judge", spec, "--base-url", srv.base_url,
+                      "--api-key-env", key_env, "--max-retries", "0", "--out", tmp_path / "run",
+                      "--cache-dir", tmp_path / "cache", cwd=REPO, env={key_env: key})
     return res, srv
 
 
@@ -417,11 +415,9 @@ def test_sinks_redact_old_runs_and_rows(tmp_path, monkeypatch) -> None:
                                    "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6", "my-key", "1ABC"])
 def test_api_key_env_given_the_key_itself(tmp_path, value) -> None:
     data = _selection_data(tmp_path)
-    res = subprocess.run([sys.executable, "-m", "judge.cli", "eval", str(data), "--judge",
-                          "openai:fake", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env",
-                          value, "--out", str(tmp_path / "run"), "--cache-dir",
-                          str(tmp_path / "cache")], cwd=REPO, capture_output=True, text=True,
-                         timeout=120)
+    res = run_cli("eval", data, "--judge", "openai:fake", "--base-url", "http://127.0.0.1:9/v1",
+                  "--api-key-env", value, "--out", tmp_path / "run", "--cache-dir",
+                  tmp_path / "cache", cwd=REPO)
     assert res.returncode == 2
     assert _error_line(res.stderr) == (
         "simjudge: error: field 'api_key_env': --api-key-env takes the NAME of an environment "
@@ -524,19 +520,15 @@ if importlib.util.find_spec("langchain_anthropic") is None:
 @pytest.mark.parametrize(("spec", "message"), LC_CASES)
 def test_langchain_construction_errors_are_one_line(tmp_path, no_network, spec, message) -> None:
     data = _selection_data(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")}
-    res = runner.invoke(app, ["eval", str(data), "--judge", spec, "--out",
-                              str(tmp_path / "run"), "--cache-dir", str(tmp_path / "c")],
-                        env={"OPENAI_API_KEY": None, "OPENAI_ADMIN_KEY": None})
-    assert res.exit_code == 2, res.output
+    res = run_cli("eval", data, "--judge", spec, "--out", tmp_path / "run", "--cache-dir",
+                  tmp_path / "c", cwd=REPO, env={"OPENAI_API_KEY": None,
+                                                 "OPENAI_ADMIN_KEY": None})
+    # as a process ends: one line on stderr, no traceback (run_cli prints an escaped
+    # exception's traceback there, as a process would), nothing on stdout
+    assert res.returncode == 2, res.output
     assert message in _error_line(res.stderr)
+    assert "Traceback" not in res.stderr and res.stdout == ""
     assert not (tmp_path / "run").exists()
-    # the same as a real process: one line on stderr, no traceback
-    proc = subprocess.run([sys.executable, "-m", "judge.cli", "eval", str(data), "--judge", spec,
-                           "--out", str(tmp_path / "run")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and message in _error_line(proc.stderr)
-    assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
 def test_langchain_judge_still_builds_with_a_key(monkeypatch) -> None:

@@ -10,7 +10,6 @@ by hand or taken from scikit-learn.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
 from typer.testing import CliRunner
 
 from judge.cli import app
+from tests.clirun import run_cli
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
 # (pred, truth, human label) and the fake judge's score
@@ -288,9 +288,6 @@ def test_leaderboard_at_80_columns_shows_every_number_whole(tmp_path: Path,
     # cells up to 23 characters ("-0.136 [-0.179, -0.085]") cannot sit side by side in 80
     # columns; before, rich folded them ("0.513 [0.504" with no upper bound) and split the
     # names mid-word ("table:table.js" / "onl")
-    import subprocess
-    import sys
-
     from rich.cells import cell_len
 
     from judge.calibration.leaderboard_report import cells
@@ -305,13 +302,10 @@ def test_leaderboard_at_80_columns_shows_every_number_whole(tmp_path: Path,
                      [0.05 + 0.03 * k for k in range(len(ann))])
     out = tmp_path / "lb"
     a, b = a.name, b.name  # judge ids table:NAME, run from tmp_path
-    res = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "leaderboard", labels.name, "--judge",
-         f"table:{a}", "--judge", f"table:{b}", "--judge", "lexical", "--swap", "0",
-         "--bootstrap", "100", "--folds", "2", "--out", str(out), "--cache-mode", "off"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-        env={**os.environ, "COLUMNS": "80", "PYTHONIOENCODING": "utf-8",
-             "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    res = run_cli("leaderboard", labels.name, "--judge", f"table:{a}", "--judge",
+                  f"table:{b}", "--judge", "lexical", "--swap", "0", "--bootstrap", "100",
+                  "--folds", "2", "--out", out, "--cache-mode", "off", cwd=tmp_path,
+                  columns=80)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert max(cell_len(line) for line in lines) <= 80

@@ -2,7 +2,8 @@
 item content for every task, counts as integers, and the example commands of the docs
 (docs/getting-started.md).
 
-Terminal checks run the real CLI in a subprocess with ``COLUMNS=100``; the HTML checks drive
+Terminal checks run the CLI in-process as a piped process with ``COLUMNS=100``
+(:func:`tests.clirun.run_cli`); the HTML checks drive
 Debian's chromium through chromedriver (skipped when selenium/chromium are absent) and also read
 the report's embedded JSON.
 """
@@ -10,12 +11,9 @@ the report's embedded JSON.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -29,17 +27,16 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.display import compare_summary, eval_summary, print_all
+from tests.clirun import CliResult, run_cli
 from tests.conftest import EXAMPLES, REPO
 
 runner = CliRunner()
 LONG_FLOAT = re.compile(r"\d\.\d{5,}")  # a repr such as -0.2233515852077883
 
 
-def _cli(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    """The real ``simjudge`` in a subprocess on a 100-column terminal."""
-    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, "-m", "judge.cli", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=300)
+def _cli(*args: str | Path, cwd: Path = REPO) -> CliResult:
+    """``simjudge ARGS`` in-process, piped, on a 100-column terminal."""
+    return run_cli(*args, cwd=cwd, columns=100)
 
 
 def _readable(text: str, width: int = 100) -> None:
@@ -108,17 +105,11 @@ def readme_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int
     (exit code, output, run dir)."""
     base = tmp_path_factory.mktemp("readme")
     runs: dict[str, tuple[int, str, Path]] = {}
-    cwd = Path.cwd()
-    os.chdir(REPO)
-    try:
-        for k, args in enumerate(_readme_eval_commands()):
-            out = base / f"run{k}"
-            res = runner.invoke(app, ["eval", *args, "--out", str(out), "--bootstrap", "200",
-                                      "--cache-dir", str(base / "cache")],
-                                env={"COLUMNS": "100"})
-            runs[args[0]] = (res.exit_code, res.output, out)
-    finally:
-        os.chdir(cwd)
+    for k, args in enumerate(_readme_eval_commands()):
+        out = base / f"run{k}"
+        res = _cli("eval", *args, "--out", out, "--bootstrap", "200", "--cache-dir",
+                   base / "cache")
+        runs[args[0]] = (res.returncode, res.output, out)
     return runs
 
 

@@ -292,12 +292,14 @@ def test_eval_refuses_an_ignored_field_and_records_server_versions(tmp_path: Pat
 
 def test_a_request_moved_off_a_slow_replica_is_cancelled_first_and_paid_once(
         tmp_path: Path) -> None:
-    # B answers after 3 s, --timeout is 0.5 s, --max-retries the default 2: each request B
+    # B answers after 60 s, --timeout is 0.5 s, --max-retries the default 2: each request B
     # gets is cut at 0.5 s, its connection closed (B sees the client leave, so a vLLM would
     # abort it), and only then sent to A; B is not asked again for it (the SDK would retry a
-    # timeout twice on B, each time starting another generation there)
+    # timeout twice on B, each time starting another generation there). B's answers are far
+    # past any delay a busy machine adds, so what happens does not depend on the load (an
+    # answer that arrives while the client is leaving is another case: issue 36, late answers)
     with FakeOpenAIServer(FakeServerConfig(latency_s=0.02)) as a, \
-            FakeOpenAIServer(FakeServerConfig(latency_s=3.0)) as b:
+            FakeOpenAIServer(FakeServerConfig(latency_s=60.0)) as b:
         judge = _judge(f"{a.base_url},{b.base_url}", concurrency=8, timeout_s=0.5,
                        max_retries=2)
         verdicts, ctx = _run(judge, PAIRS, tmp_path)
@@ -311,10 +313,10 @@ def test_a_request_moved_off_a_slow_replica_is_cancelled_first_and_paid_once(
     # one attempt per moved request on B (no retry of the timeout there)
     assert len({json.dumps(r.body["messages"]) for r in slow}) == len(slow)
     for r in slow:
-        # B saw the client leave at the 0.5 s deadline (its thread may notice a little
-        # later on a busy machine), long before its 3 s answer: nothing delivered
+        # B saw the client leave at the 0.5 s deadline (its thread may notice later on a busy
+        # machine), long before its 60 s answer: nothing delivered
         assert r.answered_at is None and r.client_left_at is not None
-        assert 0.4 < r.client_left_at - r.t < 2.5
+        assert 0.4 < r.client_left_at - r.t < 30
     # paid once per pair: 40 answers delivered in all
     assert sum(r.answered_at is not None for r in fast + slow) == 40 == ctx.stats.judge_calls
 

@@ -25,6 +25,7 @@ import pytest
 
 from judge import aio
 from judge.errors import RunInterrupted
+from tests.clirun import run_cli
 from tests.conftest import REPO
 
 N_ITEMS = 2000  # x (5 pred + 5 truth) = 20,000 distinct strings: >= 4 s at the best measured
@@ -74,10 +75,14 @@ def test_ctrl_c_stops_local_judging_promptly_and_keeps_the_cache(tmp_path: Path)
     short = _data(data)
     out.parent.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    # SIGINT's default handler in the child: a suite started with SIGINT ignored (a
+    # background job, nohup, some CI runners) would hand the child an ignored SIGINT, and
+    # Python then installs no KeyboardInterrupt handler at all
     proc = subprocess.Popen(_cli("eval", data, "--judge", "local", "--cache-dir", cache,
                                  "--out", out, "--bootstrap", "0"),
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 240
         while _entries(cache) == 0:  # judging has begun: the first batch is stored
@@ -93,7 +98,9 @@ def test_ctrl_c_stops_local_judging_promptly_and_keeps_the_cache(tmp_path: Path)
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130, (stdout, stderr)
-    assert took < 5, f"exited {took:.1f} s after SIGINT"  # 0.6-0.9 s measured under load 10
+    # the events: it exited with 130, and (below) before judging was done; the bound on the
+    # time is generous (0.6-0.9 s measured under load 10; 35-61 s before, issue 27)
+    assert took < 30, f"exited {took:.1f} s after SIGINT"
     lines = [x for x in stderr.splitlines() if x.strip()]
     assert len(lines) == 1, stderr
     m = LINE.fullmatch(lines[0])
@@ -109,10 +116,8 @@ def test_ctrl_c_stops_local_judging_promptly_and_keeps_the_cache(tmp_path: Path)
     small = tmp_path / "short.jsonl"
     small.write_text(json.dumps({"id": "0", "pred": short[:4], "truth": short[4:]}) + "\n",
                      encoding="utf-8")
-    res = subprocess.run(_cli("eval", small, "--judge", "local", "--cache-dir", cache,
-                              "--cache-mode", "cache-only", "--out", tmp_path / "again",
-                              "--bootstrap", "0"), cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+    res = run_cli("eval", small, "--judge", "local", "--cache-dir", cache, "--cache-mode",
+                  "cache-only", "--out", tmp_path / "again", "--bootstrap", "0", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert "judge calls 0 · cache hits 8 ·" in res.stdout  # 8 strings, each a cache hit
 

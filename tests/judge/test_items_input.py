@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from judge import evaluate
 from judge.cli import app
 from judge.errors import InputError
 from judge.io import read_records
+from tests.clirun import CliResult, run_cli
 from tests.conftest import shared_file
 from tests.fake_openai import FakeOpenAIServer
 
@@ -44,9 +43,8 @@ def _invoke(*args: str | Path) -> tuple[int, str, BaseException | None]:
     return res.exit_code, res.output, res.exception
 
 
-def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judge.cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, encoding="utf-8")
+def _cli(*args: str | Path, cwd: Path) -> CliResult:
+    return run_cli(*args, cwd=cwd)
 
 
 def _assert_bad_input(code: int, output: str, exc: BaseException | None, pattern: str,
@@ -510,24 +508,15 @@ def test_ten_megabyte_field_exits_2_with_bounded_memory(tmp_path: Path) -> None:
     data = _jsonl(tmp_path / "data.jsonl", [{"id": "ok", "pred": ["a"], "truth": ["a"]},
                                             {"id": "big", "pred": ["x" * 10_485_760],
                                              "truth": ["y"]}])
-    # a wrapper process whose only child is the CLI: RUSAGE_CHILDREN is then that CLI's peak
-    wrapper = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-               "p = subprocess.run([sys.executable, '-m', 'judge.cli', *sys.argv[1:]], "
-               "capture_output=True, text=True); "
-               "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
-               "round(time.perf_counter() - t, 2)); print(p.stderr, end='')")
+    # refused while reading, before any judge is built (no cache directory made); the peak
+    # memory of such a run is measured by benchmarks/bench_memory.py (a process per case)
     for judge in ("local", "lexical"):
-        proc = subprocess.run([sys.executable, "-c", wrapper, "eval", str(data), "--judge",
-                               judge, "--out", str(tmp_path / "run"), "--cache-dir",
-                               str(tmp_path / "c")], capture_output=True, text=True,
-                              cwd=tmp_path, timeout=600)
-        head, *err = proc.stdout.splitlines()
-        code, rss_kib, wall = head.split()
-        print(f"10 MB field, --judge {judge}: exit {code}, peak RSS {int(rss_kib) / 1024:.0f} MiB, "
-              f"wall {wall} s")
-        assert code == "2"
-        assert err == [f"simjudge: error: {data}:2: field 'pred': string of 10,485,760 "
-                       "characters exceeds --max-chars 4096"]
+        res = _cli("eval", data, "--judge", judge, "--out", tmp_path / "run", "--cache-dir",
+                   tmp_path / "c", cwd=tmp_path)
+        assert res.returncode == 2 and res.stdout == "", res.stderr
+        assert res.stderr.splitlines() == [
+            f"simjudge: error: {data}:2: field 'pred': string of 10,485,760 characters "
+            "exceeds --max-chars 4096"]
         assert not (tmp_path / "run").exists() and not (tmp_path / "c").exists()
 
 

@@ -29,6 +29,7 @@ from judge.judges.options import JudgeOptions
 from judge.judges.registry import parse_judge_spec
 from judge.verdict import Verdict
 from tests.cli_runs import CLI, ENV, letter_pairs, write_items
+from tests.clirun import run_cli
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer
 
@@ -82,15 +83,17 @@ def test_two_embedding_evals_on_one_cache_embed_each_string_once(tmp_path: Path)
     data = write_items(tmp_path / "d.jsonl", pairs)
     cache_dir = tmp_path / "cache"
     srv = _GatedSlowEmbeddings()
-    with srv:
-        procs = [subprocess.Popen([*CLI, *_args(data, srv, cache_dir, "--out",
-                                                str(tmp_path / f"run{k}"))],
-                                  cwd=REPO, env=ENV, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for k in range(2)]
-        outs = [p.communicate(timeout=180) for p in procs]
+    with srv:  # one process of its own, one in this one (the gate makes them overlap)
+        proc = subprocess.Popen([*CLI, *_args(data, srv, cache_dir, "--out",
+                                              str(tmp_path / "run0"))],
+                                cwd=REPO, env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        here = run_cli(*_args(data, srv, cache_dir, "--out", str(tmp_path / "run1")),
+                       cwd=REPO, env={"OPENAI_API_KEY": ENV["OPENAI_API_KEY"]})
+        out = proc.communicate(timeout=180)
         embedded = _embedded(srv)
         n_requests = sum(r.path.endswith("/embeddings") for r in srv.log)
-    assert [p.returncode for p in procs] == [0, 0], outs
+    assert [proc.returncode, here.returncode] == [0, 0], (out, here.stderr)
     a, b = _summary(tmp_path / "run0"), _summary(tmp_path / "run1")
     print(f"server: {n_requests} requests, {sum(embedded.values())} inputs for "
           f"{len(strings)} distinct strings; judge_calls {a['judge_calls']} + "
@@ -155,8 +158,8 @@ def test_embedding_leases_of_a_killed_process_do_not_stall_the_next(tmp_path: Pa
         srv.slow_s = 0.0
         srv.log.clear()
         t0 = time.monotonic()
-        res = subprocess.run([*CLI, *_args(data, srv, cache_dir, "--out", str(tmp_path / "r2"))],
-                             cwd=REPO, env=ENV, capture_output=True, text=True, timeout=180)
+        res = run_cli(*_args(data, srv, cache_dir, "--out", str(tmp_path / "r2")), cwd=REPO,
+                      env={"OPENAI_API_KEY": ENV["OPENAI_API_KEY"]})
         wall = time.monotonic() - t0
         embedded = _embedded(srv)
     assert res.returncode == 0, res.stderr

@@ -30,6 +30,7 @@ from judge.prices import Price
 from judge.ratelimit import RateLimiter
 from judge.record.store import write_run
 from judge.tasks.registry import get_task
+from tests.clirun import run_cli
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig, fake_score
 
@@ -220,8 +221,8 @@ def test_sigkill_mid_run_loses_no_completed_call(tmp_path) -> None:  # type: ign
         first = list(srv.log)
         assert 80 <= len(first) < 240 and not (tmp_path / "r1").exists()
         srv.log.clear()
-        res = subprocess.run([*cmd, "--out", str(tmp_path / "r2")], cwd=REPO, env=env,
-                             capture_output=True, text=True, timeout=120)
+        res = run_cli(*cmd[3:], "--out", tmp_path / "r2", cwd=REPO,
+                      env={"OPENAI_API_KEY": "sk-local"})  # the rerun: in-process
         assert res.returncode == 0, res.stderr
         second = list(srv.log)
 

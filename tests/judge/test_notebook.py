@@ -38,6 +38,7 @@ def test_importing_judge_and_evaluating_dicts_does_not_import_pandas(tmp_path: P
             "r._repr_html_()\n"
             "assert 'pandas' not in sys.modules and 'datasets' not in sys.modules, "
             "sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'datasets'))\n")
+    # a fresh interpreter: what importing judge imports is the point (this one has pandas)
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, timeout=120)
     assert res.returncode == 0, res.stderr
@@ -54,14 +55,20 @@ def test_a_clear_error_names_the_extra_when_pandas_is_missing(tmp_path: Path,
         r.verdicts_to_pandas()
 
 
-def test_inspect_integration_names_its_extra_when_inspect_ai_is_missing() -> None:
-    code = ("import sys\nsys.modules['inspect_ai'] = None  # as if not installed\n"
-            "try:\n    import judge.integrations.inspect\n"
-            "except ImportError as exc:\n    print(exc)\n")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=REPO, timeout=120)
-    assert res.returncode == 0, res.stderr
-    assert 'needs inspect_ai' in res.stdout and 'pip install "simjudge[inspect]"' in res.stdout
+def test_inspect_integration_names_its_extra_when_inspect_ai_is_missing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    # as if not installed: no inspect_ai module loaded (an earlier test may have imported its
+    # submodules, which an import would find without their parent) and the package unfindable
+    for name in [m for m in sys.modules if m.split(".")[0] == "inspect_ai"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)
+    monkeypatch.delitem(sys.modules, "judge.integrations.inspect", raising=False)
+    with pytest.raises(ImportError) as exc:
+        importlib.import_module("judge.integrations.inspect")
+    assert 'needs inspect_ai' in str(exc.value)
+    assert 'pip install "simjudge[inspect]"' in str(exc.value)
 
 
 def test_summary_html_escapes_every_text() -> None:

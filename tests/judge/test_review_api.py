@@ -9,7 +9,6 @@ import math
 import os
 import re
 import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 
 from judge.calibration.labelevents import labelled
 from judge.calibration.labelsdb import LabelsDB
-from tests.cli_runs import CLI, ENV
+from tests.clirun import CliResult, run_cli
 from tests.review_server import cell_score, is_match, start, write_table_run
 
 
@@ -212,9 +211,8 @@ def test_command_line_checks_come_first(table_run: tuple[Path, Path], tmp_path: 
     db = tmp_path / "l.db"
     LabelsDB(db).close()  # a binary database
 
-    def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*CLI, "review", *args, "--port", "0"], cwd=tmp_path, env=ENV,
-                              capture_output=True, text=True, timeout=120)
+    def cli(*args: str) -> CliResult:  # refused before serving: in-process
+        return run_cli("review", *args, "--port", "0", cwd=tmp_path)
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"pred": "a", "truth": \n')
@@ -279,9 +277,8 @@ def test_pool_with_a_judge_undo_and_resume(tmp_path: Path) -> None:
 
 def _eval(tmp_path: Path, *args: str) -> Path:
     out = tmp_path / "run"
-    subprocess.run([*CLI, "eval", *args, "--out", str(out), "--bootstrap", "0",
-                    "--cache-mode", "off"], env=ENV, check=True, capture_output=True,
-                   timeout=300)
+    res = run_cli("eval", *args, "--out", out, "--bootstrap", "0", "--cache-mode", "off")
+    assert res.returncode == 0, res.stderr
     return out
 
 
@@ -356,10 +353,9 @@ def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
                                          encoding="utf-8")  # 40 labelled pairs, both classes
     pool = [r for k, r in enumerate(data) if k % 5]
     (tmp_path / "pool.tsv").write_text("\n".join([rows[0], *pool]) + "\n", encoding="utf-8")
-    got = subprocess.run([*CLI, "calibrate", "labels.tsv", "--judge", "local", "--pool",
-                          "pool.tsv", "--suggest", "12", "--out", "cal", "--bootstrap", "50",
-                          "--folds", "2", "--cache-mode", "off"], cwd=tmp_path, env=ENV,
-                         capture_output=True, text=True, timeout=300)
+    got = run_cli("calibrate", "labels.tsv", "--judge", "local", "--pool", "pool.tsv",
+                  "--suggest", "12", "--out", "cal", "--bootstrap", "50", "--folds", "2",
+                  "--cache-mode", "off", cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     suggested = [json.loads(x) for x in (tmp_path / "cal/suggestions.jsonl").read_text()
                  .splitlines()]
@@ -376,9 +372,8 @@ def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
     # every suggestion once; no population in a suggestions file: no τ on the page
     assert sorted(shown) == sorted(r["id"] for r in suggested) and len(shown) == 12
     assert est["available"] is False and "calibrate" in est["why"]
-    merged = subprocess.run([*CLI, "labels", "merge", "labels.tsv", "l.db", "--out",
-                             "labels2.jsonl"], cwd=tmp_path, env=ENV, capture_output=True,
-                            text=True, timeout=120)
+    merged = run_cli("labels", "merge", "labels.tsv", "l.db", "--out", "labels2.jsonl",
+                     cwd=tmp_path)
     assert merged.returncode == 0, merged.stderr
     out = [json.loads(x) for x in (tmp_path / "labels2.jsonl").read_text().splitlines()]
     assert len(out) == 40 + 12  # the first round's pairs and the new ones
@@ -413,8 +408,7 @@ def test_a_graded_scale(table_run: tuple[Path, Path], tmp_path: Path) -> None:
     want = krippendorff.alpha(reliability_data=[grades, bob], level_of_measurement="interval")
     assert stats["agreement"]["level"] == "interval"
     assert math.isclose(stats["agreement"]["alpha"], want, rel_tol=1e-12)
-    got = subprocess.run([*CLI, "labels", "export", str(db), "-o", str(tmp_path / "e.jsonl")],
-                         env=ENV, capture_output=True, text=True, timeout=120)
+    got = run_cli("labels", "export", db, "-o", tmp_path / "e.jsonl")
     assert got.returncode == 0, got.stderr
     rows = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
     assert [r["label"] for r in rows] == [[g, b] for g, b in zip(grades, bob, strict=True)]
@@ -445,10 +439,10 @@ def test_panel_queue_disagree_is_served(tmp_path: Path) -> None:
     table_b = write_table(tmp_path / "b.jsonl", 6,
                           lambda k, i, j: None if k == 0 else 1.0 if i == j else 0.0)
     run = tmp_path / "run"
-    subprocess.run([*CLI, "eval", str(data), "--task", "selection", "--judge",
-                    f"table:{table_a}", "--judge", f"table:{table_b}", "--vote", "mean",
-                    "--tau", "0.7", "--out", str(run), "--bootstrap", "0", "--cache-mode", "off"],
-                   cwd=tmp_path, env=ENV, capture_output=True, timeout=300, check=True)
+    res = run_cli("eval", data, "--task", "selection", "--judge", f"table:{table_a}", "--judge",
+                  f"table:{table_b}", "--vote", "mean", "--tau", "0.7", "--out", run,
+                  "--bootstrap", "0", "--cache-mode", "off", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
     want = set()
     for k in range(1, 6):
         preds, truths = item_strings(k)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli_runs import CLI, ENV
+from tests.clirun import CliResult, run_cli
 from tests.conftest import REPO
 from tests.review_server import start
 
@@ -44,9 +43,8 @@ def test_the_documented_loop_end_to_end(tmp_path: Path) -> None:
     (tmp_path / "examples").symlink_to(REPO / "examples")
     env_cache = ["--cache-dir", str(tmp_path / "cache")]
 
-    def run(args: list[str]) -> subprocess.CompletedProcess[str]:
-        got = subprocess.run([*CLI, *args, *env_cache], cwd=tmp_path, env=ENV,
-                             capture_output=True, text=True, timeout=600)
+    def run(args: list[str]) -> CliResult:  # in-process; the review server is a process
+        got = run_cli(*args, *env_cache, cwd=tmp_path)
         assert got.returncode == 0, (args, got.stderr)
         return got
 

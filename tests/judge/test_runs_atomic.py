@@ -14,12 +14,10 @@ import numpy as np
 import pytest
 
 from judge.errors import InputError
-from judge.record.atomic import (
-    RunWriteError,
-    atomic_dir,
+from judge.record.atomic import RunWriteError, atomic_dir, dumps
+from judge.record.outdir import (
     check_out_dir,
     default_run_dir,
-    dumps,
     pid_alive,
     prepare_out_dir,
     recover_leftovers,
@@ -41,6 +39,30 @@ def test_default_run_dir_name() -> None:
     stamp, task, pid = p.name.rsplit("-", 2)
     assert p.parent == Path("runs") and task == "selection" and pid == str(os.getpid())
     assert len(stamp) == 15 and stamp[8] == "-" and stamp.replace("-", "").isdigit()
+
+
+def test_default_run_dir_of_a_second_run_in_the_same_second(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """Two runs of one process (two evaluate() calls in a notebook, two in-process commands)
+    in one second: the second gets "-2", the third "-3", never the first one's folder."""
+    import datetime as dt
+
+    import judge.record.outdir as outdir
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> Frozen:
+            return cls(2026, 11, 28, 1, 2, 3, tzinfo=tz)
+
+    monkeypatch.setattr(outdir.dt, "datetime", Frozen)
+    first = default_run_dir("selection", tmp_path)
+    assert first == tmp_path / f"20261128-010203-selection-{os.getpid()}"
+    first.mkdir()
+    second = default_run_dir("selection", tmp_path)
+    assert second == Path(f"{first}-2")
+    second.mkdir()
+    assert default_run_dir("selection", tmp_path) == Path(f"{first}-3")
 
 
 def test_atomic_dir_fills_a_hidden_sibling_then_renames_it(tmp_path: Path) -> None:

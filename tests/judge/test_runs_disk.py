@@ -1,8 +1,11 @@
 """Issue 11, "Disk and concurrency": the run directory and the cache on real disks.
 
-Every test drives the real CLI in a subprocess (``python -m judge.cli``) against real files; LLM
-calls go to the loopback fake server (tests/fake_openai.py), whose request log counts what a
-provider would bill. Full disks are real: a file size limit (``RLIMIT_FSIZE`` → ``EFBIG``, no
+Every test drives the CLI against real files: in-process (:func:`tests.clirun.run_cli`) where the
+process is not what is tested, and in a process of its own where it is — a resource limit, a
+private mount namespace, SIGKILL, two processes sharing a cache (several commands that need
+such a process share one interpreter: :func:`tests.clirun.batch_command`). LLM calls go to the
+loopback fake server (tests/fake_openai.py), whose request log counts what a provider would
+bill. Full disks are real: a file size limit (``RLIMIT_FSIZE`` → ``EFBIG``, no
 privileges needed) and, where this process may create a private mount namespace (root with
 ``unshare``), a small tmpfs (``ENOSPC``) or a read-only bind mount (``EROFS``; ``chmod`` does not
 stop root). Tests needing a mount skip with the reason when that is impossible.
@@ -11,13 +14,14 @@ stop root). Tests needing a mount skip with the reason when that is impossible.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import os
 import resource
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -27,6 +31,7 @@ import pytest
 
 from judge.cache import JudgeCache
 from tests.cli_runs import CLI, ENV, letter_pairs, write_items
+from tests.clirun import CliResult, batch_command, read_batch, run_cli
 from tests.conftest import REPO
 from tests.fake_openai import FakeOpenAIServer, FakeServerConfig
 
@@ -36,10 +41,18 @@ def _llm_args(data: Path, srv: FakeOpenAIServer, cache: Path, *more: str) -> lis
             "--base-url", srv.base_url, "--cache-dir", str(cache), "--bootstrap", "0", *more]
 
 
-def _cli(args: list[str], cwd: Path = REPO, timeout: float = 180, **kw: object,
-         ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
-                          timeout=timeout, **kw)  # type: ignore[call-overload,no-any-return]
+def _cli(args: list[str], cwd: Path = REPO) -> CliResult:
+    """``simjudge ARGS`` in-process (with the key of tests/cli_runs.py's ENV)."""
+    return run_cli(*args, cwd=cwd, env={"OPENAI_API_KEY": ENV["OPENAI_API_KEY"]})
+
+
+def _limited(commands: list[list[str]], nbytes: int, tmp_path: Path) -> list[CliResult]:
+    """``commands`` run one after the other in one process whose files may not grow past
+    ``nbytes`` (``RLIMIT_FSIZE``: a write past it fails with EFBIG)."""
+    results = tmp_path / "limited-results.json"
+    subprocess.run(batch_command(commands, results), cwd=REPO, env=ENV, timeout=300,
+                   preexec_fn=_file_size_limit(nbytes), check=True)
+    return read_batch(results)
 
 
 def _one_error_line(stderr: str) -> str:
@@ -88,6 +101,11 @@ def _in_mount_ns(script: str, timeout: float = 180) -> subprocess.CompletedProce
 
 def _cmd(args: list[str]) -> str:
     return shlex.join([*CLI, *args])
+
+
+def _batch_cmd(commands: list[list[str]], results: Path) -> str:
+    """The shell command of one interpreter running ``commands`` in-process in turn."""
+    return shlex.join(batch_command(commands, results))
 
 
 def _file_size_limit(nbytes: int) -> Callable[[], None]:
@@ -156,64 +174,64 @@ def test_out_at_a_mount_point_is_written_into_not_renamed(tmp_path: Path) -> Non
     (vol / "lost+found").mkdir()  # a volume's own entry: never touched
     with FakeOpenAIServer() as srv:
         args = _llm_args(data, srv, tmp_path / "cache", "--out", str(out))
+        # the first run, a rerun with --overwrite, then one without it; the folder's listing
+        # after the first is read by a fourth step of the same script
         res = _in_mount_ns("; ".join([
             f"mount --bind {vol} {out} || exit 99",
-            _cmd([*args, "--overwrite"]) + f" 2> {tmp_path}/err1; echo $? > {tmp_path}/rc1",
+            _batch_cmd([[*args, "--overwrite"]], tmp_path / "r1.json"),
             f"ls -A {out} > {tmp_path}/ls1",
-            _cmd([*args, "--overwrite"]) + f" 2> {tmp_path}/err2; echo $? > {tmp_path}/rc2",
-            _cmd(args) + f" 2> {tmp_path}/err3; echo $? > {tmp_path}/rc3"]))
+            _batch_cmd([[*args, "--overwrite"], args], tmp_path / "r23.json")]))
         assert res.returncode == 0, res.stderr
         requests = len(_chat_requests(srv))
-    rc = [int((tmp_path / f"rc{k}").read_text()) for k in (1, 2, 3)]
-    assert rc == [0, 0, 2], [(tmp_path / f"err{k}").read_text() for k in (1, 2, 3)]
+    runs = read_batch(tmp_path / "r1.json") + read_batch(tmp_path / "r23.json")
+    assert [r.returncode for r in runs] == [0, 0, 2], [r.stderr for r in runs]
     listed = (tmp_path / "ls1").read_text().split()
     assert {"config.json", "summary.json", "verdicts.jsonl", "lost+found"} <= set(listed)
     assert not [x for x in listed if x.startswith(".")]  # no temp dir left inside
     assert _summary(vol)["n_items"] == n and _summary(vol)["cache_hits"] == n  # the 2nd run
     assert requests == n  # paid once: the rerun was all cache hits
     assert (vol / "lost+found").is_dir() and _hidden(tmp_path) == []
-    assert "not empty (use --overwrite)" in _one_error_line((tmp_path / "err3").read_text())
+    assert "not empty (use --overwrite)" in _one_error_line(runs[2].stderr)
 
 
-_EBUSY_RENAME = """
-import errno, os, runpy, sys
-out, real = sys.argv[1], os.rename
-def rename(src, dst, *a, **kw):  # the directory cannot be renamed or replaced: a mount point
-    if os.fspath(dst) == out or os.fspath(src) == out:
-        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), os.fspath(src), None, os.fspath(dst))
-    return real(src, dst, *a, **kw)
-os.rename = rename
-sys.argv = ["simjudge", *sys.argv[2:]]
-runpy.run_module("judge.cli", run_name="__main__", alter_sys=True)
-"""
+def _refuse_rename(monkeypatch: pytest.MonkeyPatch, out: Path, code: int) -> None:
+    """``os.rename`` fails with ``code`` for ``out`` (as for a mount point: EBUSY) while the
+    test runs; every other rename goes through."""
+    real = os.rename
+
+    def rename(src, dst, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(dst) == str(out) or os.fspath(src) == str(out):
+            raise OSError(code, os.strerror(code), os.fspath(src), None, os.fspath(dst))
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "rename", rename)
 
 
-def test_out_whose_rename_fails_with_ebusy_is_filled_in_place(tmp_path: Path) -> None:
+def test_out_whose_rename_fails_with_ebusy_is_filled_in_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a mount that /proc/self/mountinfo does not list: the final rename fails with EBUSY,
     # and the run is moved into the directory instead (with --overwrite too)
     out = tmp_path / "out"
     out.mkdir()
+    _refuse_rename(monkeypatch, out, errno.EBUSY)
     for k, n in ((1, 5), (2, 7)):
         data = write_items(tmp_path / f"d{k}.jsonl", letter_pairs(n))
-        res = subprocess.run([sys.executable, "-c", _EBUSY_RENAME, str(out), "eval", str(data),
-                              "--judge", "lexical", "--out", str(out), "--bootstrap", "0",
-                              *(["--overwrite"] if k == 2 else [])],
-                             cwd=REPO, env=ENV, capture_output=True, text=True, timeout=180)
+        res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap",
+                    "0", *(["--overwrite"] if k == 2 else [])])
         assert res.returncode == 0, res.stderr
         assert _summary(out)["n_items"] == n
         assert not [p for p in out.iterdir() if p.name.startswith(".")]
         assert _hidden(tmp_path) == []
 
 
-def test_a_write_error_other_than_room_does_not_blame_room(tmp_path: Path) -> None:
+def test_a_write_error_other_than_room_does_not_blame_room(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the final rename failing with EACCES-like errors is not a full disk: the message says
     # what happened and does not ask for room
     out = tmp_path / "out"
-    script = _EBUSY_RENAME.replace("errno.EBUSY", "errno.EPERM")
+    _refuse_rename(monkeypatch, out, errno.EPERM)
     data = write_items(tmp_path / "d.jsonl", letter_pairs(3))
-    res = subprocess.run([sys.executable, "-c", script, str(out), "eval", str(data), "--judge",
-                          "lexical", "--out", str(out), "--bootstrap", "0"],
-                         cwd=REPO, env=ENV, capture_output=True, text=True, timeout=180)
+    res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap", "0"])
     assert res.returncode == 1
     line = _one_error_line(res.stderr)
     assert f"cannot write {out}: Operation not permitted" in line and "room" not in line
@@ -236,7 +254,7 @@ def _unstored_keys(run: Path) -> list[str]:
     return [json.loads(x)["key"] for x in path.read_text().splitlines()] if path.exists() else []
 
 
-def _import(*files: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+def _import(*files: Path, cache: Path) -> CliResult:
     return _cli(["cache", "import", *map(str, files), "--cache-dir", str(cache)])
 
 
@@ -247,8 +265,8 @@ def test_cache_hits_file_size_limit_keeps_answers_in_the_run(tmp_path: Path) -> 
     data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir, out = tmp_path / "cache", tmp_path / "run"
     with FakeOpenAIServer() as srv:
-        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency", "4"),
-                   preexec_fn=_file_size_limit(1_000_000))
+        res, = _limited([_llm_args(data, srv, cache_dir, "--out", str(out), "--concurrency",
+                                   "4")], 1_000_000, tmp_path)
         assert res.returncode == 1, res.stderr
         _, last = _two_lines(res.stderr)
         stored = JudgeCache(cache_dir).stats()["entries"]
@@ -259,10 +277,11 @@ def test_cache_hits_file_size_limit_keeps_answers_in_the_run(tmp_path: Path) -> 
         assert s["cache_refused"]["unstored"] == n - stored == len(_unstored_keys(out))
         assert f"{n - stored} paid answer(s) it refused are kept in {out}" in last
         print(f"cache stored {stored}, run kept {n - stored} of {n} paid answers")
-        # a rerun with as little room: its stored answers are reused, it completes again
+        # a rerun with as little room (a new process): its stored answers are reused, it
+        # completes again
         srv.log.clear()
-        res = _cli(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "r2")),
-                   preexec_fn=_file_size_limit(1_000_000))
+        res, = _limited([_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "r2"))],
+                        1_000_000, tmp_path)
         s2 = _summary(tmp_path / "r2")
         assert res.returncode == 1 and s2["outcomes"]["ok"] == n, res.stderr
         assert s2["cache_hits"] >= stored and s2["judge_calls"] == n - s2["cache_hits"]
@@ -283,7 +302,7 @@ def test_local_judge_cache_hits_file_size_limit_recomputes_free_vectors(
     cache_dir, out = tmp_path / "cache", tmp_path / "run"
     args = ["eval", str(data), "--judge", "local", "--cache-dir", str(cache_dir), "--out",
             str(out), "--bootstrap", "0"]
-    res = _cli(args, preexec_fn=_file_size_limit(1_000_000))
+    res, = _limited([args], 1_000_000, tmp_path)
     assert res.returncode == 1, res.stderr
     _, last = _two_lines(res.stderr)
     stored = JudgeCache(cache_dir).stats()["entries"]
@@ -303,8 +322,8 @@ def test_run_dir_hits_file_size_limit_one_message_nothing_left(tmp_path: Path) -
     # the lexical judge needs no cache: the first file over 64 kB is in the run directory
     data = write_items(tmp_path / "d.jsonl", letter_pairs(400))
     out = tmp_path / "run"
-    res = _cli(["eval", str(data), "--judge", "lexical", "--out", str(out), "--bootstrap", "0"],
-               preexec_fn=_file_size_limit(64_000))
+    res, = _limited([["eval", str(data), "--judge", "lexical", "--out", str(out),
+                      "--bootstrap", "0"]], 64_000, tmp_path)
     assert res.returncode == 1, res.stderr
     line = _one_error_line(res.stderr)
     assert f"cannot write {out}: File too large" in line
@@ -372,26 +391,26 @@ def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path
         assert len(_chat_requests(srv)) == n
         srv.log.clear()
         ro = f"mount --bind {cache_dir} {cache_dir} && mount -o remount,bind,ro {cache_dir} && "
+        names = ("only", "ro", "stats", "rw", "clear")
+        commands = [
+            _llm_args(data, srv, cache_dir, "--cache-mode", "cache-only", "--out",
+                      str(tmp_path / "only")),
+            _llm_args(more, srv, cache_dir, "--cache-mode", "read-only", "--out",
+                      str(tmp_path / "ro")),
+            ["cache", "stats", "--cache-dir", str(cache_dir)],
+            _llm_args(data, srv, cache_dir, "--out", str(tmp_path / "rw")),
+            ["cache", "clear", "--yes", "--cache-dir", str(cache_dir)]]
         script = ro + "; ".join([
             f"touch {cache_dir}/probe 2>/dev/null; echo $? > {tmp_path}/touch_rc",
-            _cmd(_llm_args(data, srv, cache_dir, "--cache-mode", "cache-only", "--out",
-                           str(tmp_path / "only"))) + f"; echo $? > {tmp_path}/rc_only",
-            _cmd(_llm_args(more, srv, cache_dir, "--cache-mode", "read-only", "--out",
-                           str(tmp_path / "ro"))) + f"; echo $? > {tmp_path}/rc_ro",
-            shlex.join([*CLI, "cache", "stats", "--cache-dir", str(cache_dir)])
-            + f" > {tmp_path}/stats.txt; echo $? > {tmp_path}/rc_stats",
-            _cmd(_llm_args(data, srv, cache_dir, "--out", str(tmp_path / "rw")))
-            + f" 2> {tmp_path}/rw_err.txt; echo $? > {tmp_path}/rc_rw",
-            shlex.join([*CLI, "cache", "clear", "--yes", "--cache-dir", str(cache_dir)])
-            + f" 2> {tmp_path}/clear_err.txt; echo $? > {tmp_path}/rc_clear",
-        ])
+            _batch_cmd(commands, tmp_path / "results.json")])
         res = _in_mount_ns(script)
-        rc = {k: int((tmp_path / f"rc_{k}").read_text())
-              for k in ("only", "ro", "stats", "rw", "clear")}
+        assert res.returncode == 0, res.stderr
+        got = dict(zip(names, read_batch(tmp_path / "results.json"), strict=True))
+        rc = {k: r.returncode for k, r in got.items()}
         assert int((tmp_path / "touch_rc").read_text()) != 0  # genuinely read-only, as root
         # clear on a read-only cache: one line, exit 1 (storage refused), no traceback
-        assert rc == {"only": 0, "ro": 0, "stats": 0, "rw": 2, "clear": 1}, res.stderr
-        clear = _one_error_line((tmp_path / "clear_err.txt").read_text())
+        assert rc == {"only": 0, "ro": 0, "stats": 0, "rw": 2, "clear": 1}, got
+        clear = _one_error_line(got["clear"].stderr)
         assert "cannot clear the cache" in clear
         only, ro_run = _summary(tmp_path / "only"), _summary(tmp_path / "ro")
         assert only["judge_calls"] == 0 and only["cache_hits"] == n
@@ -399,8 +418,8 @@ def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path
         assert ro_run["cache_hits"] == n and ro_run["judge_calls"] == 10
         assert sorted(_chat_requests(srv)) == sorted(
             r for r in _chat_requests(srv) if "new" in r) and len(_chat_requests(srv)) == 10
-        assert f"entries   {n}" in (tmp_path / "stats.txt").read_text()
-        rw = _one_error_line((tmp_path / "rw_err.txt").read_text())
+        assert f"entries   {n}" in got["stats"].stdout
+        rw = _one_error_line(got["rw"].stderr)
         assert "cannot open the cache for writing" in rw and "--cache-mode read-only" in rw
     assert JudgeCache(cache_dir).stats()["entries"] == n  # nothing was written meanwhile
 
@@ -490,17 +509,25 @@ def test_run_killed_before_its_rename_leaves_temp_dir_cleaned_by_rerun(tmp_path:
 
 # --------------------------------------------------------------- 5. two processes, one cache
 def test_two_evals_on_one_cache_pay_once_per_pair(tmp_path: Path) -> None:
+    # one eval in a process of its own, one in this process (the cross-process leases are
+    # what is tested), started once the first has sent its first request: no race against an
+    # interpreter's start-up. At 0.1 s a call and 8 at a time, the first alone would need
+    # 200 / 8 × 0.1 s = 2.5 s; the second starts judging at once.
     n = 200
     data = write_items(tmp_path / "d.jsonl", letter_pairs(n))
     cache_dir = tmp_path / "cache"
     with FakeOpenAIServer(FakeServerConfig(latency_s=0.1)) as srv:
-        args = [*CLI, *_llm_args(data, srv, cache_dir, "--concurrency", "8")]
+        args = _llm_args(data, srv, cache_dir, "--concurrency", "8")
         # no --out: both write default run directories under tmp_path/runs in the same second
-        procs = [subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
-        outs = [p.communicate(timeout=180) for p in procs]
+        proc = subprocess.Popen([*CLI, *args], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not srv.log and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        here = _cli(args, cwd=tmp_path)
+        out = proc.communicate(timeout=300)
         requests = _chat_requests(srv)
-    assert [p.returncode for p in procs] == [0, 0], outs
+    assert [proc.returncode, here.returncode] == [0, 0], (out, here.stderr)
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 2  # distinct default names
     a, b = (_summary(r) for r in runs)

