@@ -125,7 +125,7 @@ def test_readme_commands_use_the_constraints_and_ci_runs_the_test_command() -> N
     quick, test = _section("Quick start (offline)"), _section("Test")
     assert len(quick.splitlines()) == 1 and len(test.splitlines()) == 1
     assert quick.startswith("pip install -c constraints.txt -e . && simjudge eval ")
-    assert test == 'pip install -c constraints.txt -e ".[test]" && pytest -q'
+    assert test == 'pip install -c constraints.txt -e ".[test]" && pytest -n auto'
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert test in ci.splitlines()
     # CI installs with the venv's own pip, as a user following the README does
