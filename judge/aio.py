@@ -9,7 +9,8 @@ for 100,000 verdicts here (0.0006 s for a result of ``None``), ~64 s at 1M pairs
 task, so the task's repr is short whatever the result.
 
 :func:`off_loop` awaits blocking work in a daemon thread, so that a cancelled run (Ctrl-C)
-stops at once instead of when the work ends.
+stops at once instead of when the work ends; :func:`start_off_loop` starts such work before
+the caller awaits it.
 """
 
 from __future__ import annotations
@@ -44,20 +45,23 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return box[0]
 
 
-async def off_loop(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` in a new daemon thread, awaited without blocking the event loop.
+def start_off_loop(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """``fn(*args)`` started at once in a new daemon thread; the returned future (of the
+    running loop) gets its result or its exception.
 
     Unlike ``asyncio.to_thread`` (the loop's default executor, which ``asyncio.run`` waits
-    for when it ends), a cancelled caller returns at once and nothing waits for the thread:
+    for when it ends), a cancelled waiter returns at once and nothing waits for the thread:
     it finishes its work unheard, or ends with the process. So Ctrl-C during a long encoder
-    batch (the first one takes seconds: the encoder warms up) stops the run promptly.
+    batch (the first one takes seconds: the encoder warms up) stops the run promptly. The
+    work starts before the caller awaits, so the caller can do its own work meanwhile (the
+    local judge scores one batch's pairs while the next batch is encoded).
 
     Args:
         fn: a callable safe to run off the event loop's thread.
         args: its positional arguments.
 
-    Returns:
-        What ``fn`` returned; what it raised is raised here.
+    Raises:
+        RuntimeError: no running event loop.
     """
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
@@ -78,4 +82,14 @@ async def off_loop(fn: Callable[..., T], *args: Any) -> T:
             deliver(done.set_result, result)
 
     threading.Thread(target=work, name="simjudge-encoder", daemon=True).start()
-    return await done
+    return done
+
+
+async def off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """``await`` of :func:`start_off_loop` (``fn(*args)`` in a new daemon thread, awaited
+    without blocking the event loop; a cancelled caller returns at once).
+
+    Returns:
+        What ``fn`` returned; what it raised is raised here.
+    """
+    return await start_off_loop(fn, *args)

@@ -111,6 +111,33 @@ def cache_key(**parts: Any) -> str:
     return hashlib.sha256(canonical_json(parts).encode("utf-8")).hexdigest()
 
 
+class KeyTemplate:
+    """:func:`cache_key` of many part sets that differ only in one string part (an embedding
+    judge's key per string): the canonical JSON of the other parts is built and checked once,
+    each key then costs one string escape and one sha256 — the same digest as
+    ``cache_key(**parts, **{field: value})``.
+
+    Args:
+        field: the name of the part that varies.
+        parts: the parts that do not vary.
+
+    Raises:
+        ValueError: a part is named like a credential (as :func:`cache_key`).
+    """
+
+    _SLOT = "\x00slot\x00"
+
+    def __init__(self, field: str, **parts: Any) -> None:
+        full = {**parts, field: self._SLOT}
+        _check_no_secrets(full)
+        self._head, self._tail = canonical_json(full).split(json.dumps(self._SLOT), 1)
+
+    def key(self, value: str) -> str:
+        """The key of the parts with ``field`` = ``value`` (a str)."""
+        text = self._head + json.dumps(value, ensure_ascii=False) + self._tail
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def _full(exc: BaseException) -> bool:
     """Whether a storage error means no room (disk full, quota, file size limit)."""
     import errno

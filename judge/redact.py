@@ -79,10 +79,14 @@ class Redactor:
     def __init__(self, extra_env: Iterable[str] = ()) -> None:
         values = secret_values(extra_env)
         self._values = re.compile("|".join(re.escape(v) for v in values)) if values else None
+        # one search tells whether any of the three patterns occurs (most texts hold none)
+        self._any = re.compile("|".join(
+            ([self._values.pattern] if self._values is not None else [])
+            + [_KEY_TOKEN.pattern, "(?i:" + _BEARER.pattern.removeprefix("(?i)") + ")"]))
 
     def text(self, text: str) -> str:
         """``text`` with every secret replaced by :data:`MASK`."""
-        if not text:
+        if not text or self._any.search(text) is None:
             return text
         if self._values is not None:
             text = self._values.sub(MASK, text)
@@ -94,8 +98,9 @@ class Redactor:
         mapping keys in ``keep`` (at any depth), e.g. the judged ``pred``/``truth``."""
         if isinstance(obj, str):
             return self.text(obj)
-        if isinstance(obj, Mapping):
-            return {k: v if k in keep else self.obj(v, keep) for k, v in obj.items()}
+        if isinstance(obj, Mapping):  # a row's strings redacted in place of a call each
+            return {k: v if k in keep else self.text(v) if type(v) is str
+                    else self.obj(v, keep) for k, v in obj.items()}
         if isinstance(obj, (list, tuple)):
             return [self.obj(v, keep) for v in obj]
         return obj

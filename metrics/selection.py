@@ -208,6 +208,11 @@ def _check_sim(sim: Any, n_pred: int, n_truth: int) -> NDArray[np.float64]:
     if arr.shape != (n_pred, n_truth):
         raise ValueError(
             f"sim: expected shape ({n_pred}, {n_truth}) (len(pred), len(truth)), got {arr.shape}")
+    if arr.size == 1:  # a 1×1 item: one comparison, not five array operations
+        v = float(arr[0, 0])
+        if v < 0.0 or v > 1.0:  # NaN passes (no verdict)
+            raise ValueError(f"sim[0, 0]: score {v!r} is outside [0, 1]")
+        return arr
     bad = np.argwhere(~np.isnan(arr) & ((arr < 0.0) | (arr > 1.0)))
     if bad.size:
         i, j = (int(x) for x in bad[0])
@@ -324,13 +329,17 @@ def fuzzy_match(pred: Sequence[str], truth: Sequence[str], sim: Any = None,
     matches = [Match(i, j, 1.0, True) for i, j in exact]
     used_p = {i for i, _ in exact}
     used_t = {j for _, j in exact}
-    rest_p = np.array([i for i in range(len(p)) if i not in used_p], dtype=np.intp)
-    rest_t = np.array([j for j in range(len(t)) if j not in used_t], dtype=np.intp)
+    rest_p = [i for i in range(len(p)) if i not in used_p]
+    rest_t = [j for j in range(len(t)) if j not in used_t]
     semantic: list[Match] = []
-    if rest_p.size and rest_t.size:
+    if len(rest_p) == len(rest_t) == 1:  # one pair left (a 1×1 item): matched when > τ
+        score = float(s[rest_p[0], rest_t[0]])
+        if score > float(tau):  # NaN (no verdict) is never greater
+            semantic.append(Match(rest_p[0], rest_t[0], score, False))
+    elif rest_p and rest_t:
         sub = s[np.ix_(rest_p, rest_t)]
         for r, c in max_weight_matching(sub, float(tau)):
-            semantic.append(Match(int(rest_p[r]), int(rest_t[c]), float(sub[r, c]), False))
+            semantic.append(Match(rest_p[r], rest_t[c], float(sub[r, c]), False))
     matches.extend(semantic)
     tp = float(len(exact)) + math.fsum(m.score for m in semantic)
     precision, recall, f1 = fuzzy_prf(tp, len(p), len(t), z)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judge.cache import JudgeCache, cache_key, canonical_json
 from judge.errors import CacheMissError
@@ -51,3 +53,24 @@ def test_modes(tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_default_dir_env(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("SIMJUDGE_CACHE_DIR", str(tmp_path / "env"))
     assert JudgeCache().directory == tmp_path / "env"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=60))
+def test_key_template_gives_cache_keys_digest(text: str) -> None:
+    """An embedding judge's per-string key (judge.cache.KeyTemplate) is cache_key's digest for
+    any string: quotes, backslashes, control characters, CJK, surrogates' neighbours."""
+    from judge.cache import KeyTemplate, cache_key
+
+    parts = {"backend": "local", "model": "m", "package": "p", "package_version": "0.2.1",
+             "kind": "embedding"}
+    assert KeyTemplate("text", **parts).key(text) == cache_key(**parts, text=text)
+    # the varying part need not sort last
+    assert KeyTemplate("a", **parts).key(text) == cache_key(**parts, a=text)
+
+
+def test_key_template_refuses_credential_parts() -> None:
+    from judge.cache import KeyTemplate
+
+    with pytest.raises(ValueError, match="api_key"):
+        KeyTemplate("text", api_key="sk-x")

@@ -14,6 +14,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from judge.cli import app
@@ -74,3 +76,26 @@ def test_key_echoed_in_reply_content_is_not_cached(tmp_path: Path, monkeypatch, 
         assert [v["score"] for v in rows_] == [0.9] * 4
         assert all(v["rationale"] == f"same; you sent the key {MASK}" for v in rows_)
     assert key not in first.output and key not in again.output
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["sk-", "abcdefghij", "0123456789", "Bearer ", "bearer%20",
+                                 "secretvalue-42", "x", " ", "_", "-", "Authorization: "]),
+                max_size=12).map("".join))
+def test_redactor_skips_only_texts_without_a_secret(text: str) -> None:
+    """Redactor.text's one-search shortcut changes nothing: it equals the three substitutions
+    applied unconditionally, on texts built from pieces of keys, bearer headers and an
+    environment secret."""
+    import os
+
+    from judge.redact import _BEARER, _KEY_TOKEN, MASK, Redactor
+
+    os.environ["SIMJUDGE_TEST_REDACT_TOKEN"] = "secretvalue-42"
+    try:
+        r = Redactor()
+        want = r._values.sub(MASK, text) if r._values is not None else text
+        want = _KEY_TOKEN.sub(MASK, want)
+        want = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", want)
+        assert r.text(text) == want
+    finally:
+        del os.environ["SIMJUDGE_TEST_REDACT_TOKEN"]

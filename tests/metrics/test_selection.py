@@ -199,3 +199,22 @@ def test_permutation_invariance(sim: np.ndarray, rnd) -> None:  # type: ignore[n
     assert (perm.precision, perm.recall) == pytest.approx((base.precision, base.recall))
     assert perm.f1 == pytest.approx(base.f1)
     assert perm.n_exact == base.n_exact
+
+
+@settings(max_examples=300, deadline=None)
+@given(scores, st.sampled_from([0.0, 0.5, 0.7, 0.9, 1.0]), st.booleans())
+def test_one_pair_left_takes_the_short_path_to_the_same_matching(score: float, tau: float,
+                                                                 with_exact: bool) -> None:
+    """A 1×1 item, or one pair left after an exact match, skips the matching solver: its
+    matches are those of max_weight_matching on that one cell (NaN and a score equal to τ
+    never match)."""
+    from metrics.selection import max_weight_matching
+
+    pred, truth = (["same", "a"], ["SAME ", "b"]) if with_exact else (["a"], ["b"])
+    sim = np.full((len(pred), len(truth)), 0.2)
+    sim[-1, -1] = score
+    r = fuzzy_match(pred, truth, sim, tau=tau)
+    solver = max_weight_matching(np.array([[score]]), tau)
+    assert [(m.pred_index, m.truth_index) for m in r.matches if not m.exact] == (
+        [(len(pred) - 1, len(truth) - 1)] if solver else [])
+    assert r.tp_fuzzy == pytest.approx(with_exact + (score if solver else 0.0))

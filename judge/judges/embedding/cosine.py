@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.cache import cache_key
+from judge.cache import KeyTemplate
 from judge.judges.base import Judge, JudgeContext, Pair
 from judge.judges.failures import EarlyStop, TransportError
 from judge.verdict import Verdict
@@ -112,7 +112,9 @@ class EmbeddingJudge(Judge, abc.ABC):
     def __init__(self, judge_id: str) -> None:
         self.id = judge_id
         self._keys: dict[str, str] = {}
+        self._template: KeyTemplate | None = None
         self._errors: dict[str, TransportError] = {}
+        self._arrived: Callable[[Sequence[str], dict[str, Vector]], None] | None = None
 
     # ------------------------------------------------------------------ to implement
     @abc.abstractmethod
@@ -147,11 +149,14 @@ class EmbeddingJudge(Judge, abc.ABC):
         return text
 
     def key(self, text: str) -> str:
-        """The cache key of a (cut) string's vector, memoised until the end of the run."""
+        """The cache key of a (cut) string's vector, memoised until the end of the run:
+        ``cache_key(**key_identity(), kind="embedding", text=text)``, built from a
+        :class:`judge.cache.KeyTemplate` of the identity made once per run."""
         key = self._keys.get(text)
         if key is None:
-            key = self._keys[text] = cache_key(**self.key_identity(), kind="embedding",
-                                               text=text)
+            if self._template is None:
+                self._template = KeyTemplate("text", **self.key_identity(), kind="embedding")
+            key = self._keys[text] = self._template.key(text)
         return key
 
     def work_units(self, pairs: Sequence[Pair]) -> int:
@@ -182,11 +187,18 @@ class EmbeddingJudge(Judge, abc.ABC):
         ctx.cache.set_many(entries, hold=not self.recomputable)
         ctx.stats.judge_calls += len(texts)
         ctx.advance(len(texts))
+        if self._arrived is not None:
+            self._arrived(texts, out)
 
     async def vectors(self, texts: Sequence[str], ctx: JudgeContext) -> dict[str, Vector]:
-        """Vectors of the distinct (cut) ``texts``: from the cache, the rest embedded."""
+        """Vectors of the distinct (cut) ``texts``: from the cache, the rest embedded. The
+        strings whose vectors are ready are announced as they come (to :meth:`judge_pairs`,
+        which scores the pairs they complete): the cached ones at once, then each stored
+        batch."""
         out: dict[str, Vector] = {}
         missing = [t for t in texts if not self.from_cache(t, ctx, out)]
+        if self._arrived is not None and out:
+            self._arrived(list(out), out)
         if missing:
             await self.embed_missing(missing, ctx, out)
         return out
@@ -222,36 +234,76 @@ class EmbeddingJudge(Judge, abc.ABC):
         return "embedding unavailable", ""
 
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
-        """Embed every distinct (cut) string once, then score each pair by cosine."""
+        """Embed every distinct (cut) string once, then score each pair by cosine.
+
+        A pair is scored as soon as both its vectors are there — the cached ones at once,
+        the others when the batch holding the second one is stored, while the next batch is
+        being embedded — and its verdict is made once every string is done (a verdict's
+        ``latency_s`` and ``cached`` describe the whole call). The scores are those of one
+        pass at the end: each pair's cosine is its own row's dot product, however the rows
+        are grouped."""
         self._errors = {}
         t0 = time.perf_counter()
         calls_before = ctx.stats.judge_calls
         cut = [(self.clip(p), self.clip(t)) for p, t in pairs]
         texts = list(dict.fromkeys(s for c in cut for s in c))
+        users: dict[str, list[int]] = {}  # a string → the pairs that wait for its vector
+        for k, (a, b) in enumerate(cut):
+            users.setdefault(a, []).append(k)
+            if b != a:
+                users.setdefault(b, []).append(k)
+        waiting = [1 if a == b else 2 for a, b in cut]
+        scored: dict[int, tuple[float, str, str]] = {}
+
+        def arrived(strings: Sequence[str], vecs: dict[str, Vector]) -> None:
+            ready = []
+            for text in strings:
+                for k in users.pop(text, ()):
+                    waiting[k] -= 1
+                    if not waiting[k]:
+                        ready.append(k)
+            self._score_into(scored, ready, pairs, cut, vecs)
+
         report = ctx.progress
         ctx.progress = _pairs_per_string(report, len(pairs), len(texts))
+        self._arrived = arrived
         try:
             vecs = await self.vectors(texts, ctx)
         finally:
+            self._arrived = None
             await self.aclose()
             ctx.progress = report
+        self._score_into(scored, [k for k in range(len(pairs)) if k not in scored], pairs, cut,
+                         vecs)
         fresh = ctx.stats.judge_calls > calls_before
         latency = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
         out: list[Verdict | None] = []
-        for (pred, truth), c, cos in zip(pairs, cut, self.pair_cosines(cut, vecs), strict=True):
+        for k, ((pred, truth), c) in enumerate(zip(pairs, cut, strict=True)):
             common: dict[str, Any] = {
                 "pred": pred, "truth": truth, "judge_id": self.id, "scorer": self.scorer_id,
                 "cache_key": f"{self.key(c[0])}+{self.key(c[1])}", "latency_s": latency}
-            if cos is None:
+            if k not in scored:
                 why, raw = self._failed(c, vecs)
                 out.append(Verdict(outcome="transport_error", rationale=why, raw=raw, **common))
                 continue
-            s, why, detail = self.score(cos, pred, truth)
-            out.append(Verdict(score=s, outcome="ok", rationale=why, raw=json.dumps(detail),
+            s, why, raw = scored[k]
+            out.append(Verdict(score=s, outcome="ok", rationale=why, raw=raw,
                                cached=not fresh, **common))
-        self._keys = {}
+        self._keys, self._template = {}, None
         self._errors = {}
         return out
+
+    def _score_into(self, scored: dict[int, tuple[float, str, str]], ks: Sequence[int],
+                    pairs: Sequence[Pair], cut: Sequence[Pair],
+                    vecs: dict[str, Vector]) -> None:
+        """Score the pairs ``ks`` that have a cosine (both vectors, of one length) into
+        ``scored``: ``index → (score, rationale, raw JSON)``."""
+        if not ks:
+            return
+        for k, cos in zip(ks, self.pair_cosines([cut[k] for k in ks], vecs), strict=True):
+            if cos is not None:
+                s, why, detail = self.score(cos, *pairs[k])
+                scored[k] = (s, why, json.dumps(detail))
 
 
 def _pairs_per_string(report: Callable[[int], None] | None, pairs: int,

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.aio import off_loop
+from judge.aio import start_off_loop
 from judge.judges.base import JudgeContext, Pair
 from judge.judges.embedding.cosine import EmbeddingJudge, Vector, batches, cosines
 from judge.judges.embedding.opposites import CAP, default_lexicon, find_opposition
@@ -217,16 +217,28 @@ class LocalJudge(EmbeddingJudge):
     async def embed_missing(self, texts: list[str], ctx: JudgeContext,
                             out: dict[str, Vector]) -> None:
         """Encode the strings the cache did not have, in the batches of :meth:`embed`, each
-        in a worker thread (:func:`off_loop`) and stored in the cache as soon as it is done.
+        in a worker thread (:func:`judge.aio.start_off_loop`) and stored in the cache as soon
+        as it is done. Each batch starts before the previous one is stored, so storing it
+        (and scoring the pairs it completes: :meth:`judge_pairs`) overlaps the encoder's work
+        (the encoder releases the GIL in numpy for most of its time).
 
         The event loop stays free meanwhile, so a cancelled run — Ctrl-C, whose first press
         cancels the running task — stops at once, not at the end of all judging (35–61 s on
         a large file before, issue 27): every finished batch is kept in the cache; the batch
         under way is dropped (its thread finishes it unheard, or dies with the process).
         """
-        for batch in batches(sorted(texts, key=len), BATCH, BATCH_CHARS):
-            emb = await off_loop(self._encode_batch, batch)
-            self.store(ctx, batch, list(emb), out)
+        jobs = batches(sorted(texts, key=len), BATCH, BATCH_CHARS)
+        running = start_off_loop(self._encode_batch, jobs[0]) if jobs else None
+        try:
+            for k, batch in enumerate(jobs):
+                assert running is not None
+                emb = await running
+                running = (start_off_loop(self._encode_batch, jobs[k + 1])
+                           if k + 1 < len(jobs) else None)
+                self.store(ctx, batch, list(emb), out)
+        finally:
+            if running is not None:  # stopped early: the batch under way is dropped
+                running.cancel()
 
     def _encode_batch(self, batch: list[str]) -> NDArray[np.float32]:
         """The vectors of one batch (the encoder is used by one thread at a time)."""
@@ -247,7 +259,7 @@ class LocalJudge(EmbeddingJudge):
         unique = list(dict.fromkeys(texts))
         missing = [t for t in unique if ctx is None or not self.from_cache(t, ctx, vectors)]
         self._encode(missing, ctx, vectors)
-        self._keys = {}
+        self._keys, self._template = {}, None
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
         return np.stack([vectors[t] for t in texts])
@@ -296,8 +308,9 @@ class LocalJudge(EmbeddingJudge):
         why = (f"embedding cosine {cosine:.2f}, {setting} pair; mapped to {s:.2f} ({how}); "
                "no reasoning model" + "".join(f"; input {x} before embedding" for x in cuts))
         detail: dict[str, Any] = {"cosine": round(cosine, 6), "setting": setting}
-        opposed = find_opposition(pred, truth) if self.opposite_guard else None
-        if opposed is not None and s > CAP:
+        # the guard only lowers a score above the cap: below it, no need to look
+        opposed = find_opposition(pred, truth) if self.opposite_guard and s > CAP else None
+        if opposed is not None:
             why += f"; {opposed.describe()}: score capped at {CAP:.2f} (was {s:.2f})"
             s = CAP
             detail["opposition"] = [opposed.pred_term, opposed.truth_term, opposed.rule]

@@ -88,7 +88,11 @@ class Lexicon:
     longest: int
 
 
+@functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
+    """The Porter stem of one word, memoised: a corpus repeats its words (10,000 pairs of UI
+    terms stem ~42,000 words, ~3,000 of them distinct), and nltk's stemmer takes ~30 µs a
+    word."""
     return _stemmer().stem(word)
 
 
