@@ -1,8 +1,9 @@
 """simjudge's LLM side: judges, scorers, cache, similarity matrices, runs and the CLI.
 
 Depends on :mod:`metrics`; never the reverse. Python API: :func:`judge.evaluate`,
-:func:`judge.load_run` (notebooks: ``.to_pandas()``; pandas comes with the ``notebook`` extra
-and is imported only when a frame is asked for).
+:func:`judge.estimate` (human-grounded metrics), :func:`judge.load_run` (notebooks:
+``.to_pandas()``; pandas comes with the ``notebook`` extra and is imported only when a frame is
+asked for).
 
 The public names are imported on first use (PEP 562 ``__getattr__``), so ``simjudge --help``
 does not pay for numpy, pydantic and the metrics stack (``benchmarks/bench_startup.py``);
@@ -18,7 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.api import EvalResult, evaluate, load_run
+    from judge.api import EvalResult, estimate, evaluate, load_run
     from judge.matrix import SimilarityMatrix
     from judge.record.runrecord import RunRecord
     from judge.verdict import Verdict
@@ -35,10 +36,11 @@ def _version() -> str:
         return "0+unknown"
 
 
-__all__ = ["EvalResult", "RunRecord", "SimilarityMatrix", "Verdict", "__version__", "evaluate",
-           "load_run"]
+__all__ = ["EvalResult", "RunRecord", "SimilarityMatrix", "Verdict", "__version__", "estimate",
+           "evaluate", "load_run"]
 
 _LAZY = {"EvalResult": "judge.api", "evaluate": "judge.api", "load_run": "judge.api",
+         "estimate": "judge.api",
          "RunRecord": "judge.record.runrecord", "SimilarityMatrix": "judge.matrix",
          "Verdict": "judge.verdict"}
 

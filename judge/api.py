@@ -236,6 +236,47 @@ def evaluate(items: Sequence[Mapping[str, Any]] | Sequence[Item] | Any, task: st
                       record.item_rows(), judged.verdicts, judged.matrices, record.path)
 
 
+def estimate(run: str | Path | EvalResult, human: str | Path | Sequence[Mapping[str, Any]],
+             target: str = "run", alpha: float = 0.05) -> dict[str, Any]:
+    """Python API mirroring ``simjudge estimate`` (nothing written): every metric of a run as
+    the judge's value, the prediction-powered estimate corrected by human-checked items
+    (PPI++) and the human-only estimate, each with its interval
+    (:func:`judge.human.estimate.estimate`).
+
+    Args:
+        run: a run directory, or the :class:`EvalResult` of :func:`evaluate`.
+        human: item labels: a JSONL file or ``labels.db``, or dicts as its lines hold them
+            (``{"id": ..., "matches": [[pred, truth], ...], "pi"?: ...}``).
+        target: ``run`` (the items are the population) or ``distribution``.
+        alpha: 1 − the intervals' coverage, in (0, 1).
+
+    Returns:
+        The ``estimate.json`` object: ``result["metrics"]["micro_f1"]["ppi"]["ci95"]``…
+
+    Raises:
+        InputError: a label that does not fit the run (file or ``<human>:N``, field named),
+            too few labelled items, a bad ``target`` or ``alpha``.
+    """
+    from judge.errors import InputError
+    from judge.human.estimate import estimate as estimate_record
+    from judge.human.labels import labels_from_dicts, read_item_labels
+
+    record = run.record if isinstance(run, EvalResult) else load_run(run)
+    if target not in ("run", "distribution"):
+        raise InputError(f"expected run or distribution, got {target!r}", field="target")
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"expected a level in (0, 1), got {alpha}", field="alpha")
+    labels = (read_item_labels(human) if isinstance(human, (str, Path))
+              else labels_from_dicts(human))
+    sha = None
+    if record.path is not None:
+        from judge.calibration.pool import run_sha256
+
+        sha = run_sha256(Path(record.path))
+    return estimate_record(record, labels, run_sha256=sha, target=target, alpha=alpha,
+                           run_name=f"run {record.path}" if record.path else "the run")
+
+
 def _where_text(value: Any) -> str:
     """A ``where`` mapping's value as ``--where`` compares it: booleans ``true``/``false``,
     strings as they are, anything else as JSON."""

@@ -211,6 +211,39 @@ def rescore_summary(result: Mapping[str, Any]) -> list[RenderableType]:
             *(Text(line) for line in [*lines, *probe_lines(result)])]
 
 
+def estimate_summary(result: Mapping[str, Any]) -> list[RenderableType]:
+    """The renderables ``simjudge estimate`` prints for a :func:`judge.human.estimate.estimate`
+    result: a heading (items, labelled items, design), one row per metric with its three
+    values — judge, PPI++, human-only — each over its 95 % CI (two lines a cell, so the
+    table fits 80 columns), and n_eff; then the known counts, the estimand and the limit."""
+    d = result.get("design") or {}
+    head = (f"simjudge estimate — {num(result.get('n_labelled'))} of "
+            f"{num(result.get('n_items'))} items human-checked, {d.get('kind', '?')} design"
+            + (f", target {result['target']}" if result.get("target") != "run" else ""))
+    level = f"{1 - float(result.get('alpha', 0.05)):.0%}"
+    table = _table("metric", "judge", "PPI++", "human only", "n_eff")
+
+    def cell(part: Any) -> str:
+        if not isinstance(part, Mapping):
+            return DASH
+        ci = interval(part.get("ci95"), 3)
+        return num(part.get("value"), 4) + (f"\n{ci}" if ci else "")
+
+    known = []
+    for name, m in (result.get("metrics") or {}).items():
+        if "known" in m:
+            known.append(f"{name} {num(m['known'])}")
+            continue
+        table.add_row(name, cell(m.get("judge")), cell(m.get("ppi")), cell(m.get("human")),
+                      num(m.get("n_eff"), 0))
+    lines = [f"{level} intervals; PPI++: the judge's values corrected by the checked items "
+             "(λ tuned per stratum); human only: the checked items alone"]
+    if known:
+        lines.append("known: " + ", ".join(known))
+    lines += [f"estimand: {result.get('estimand', '')}", f"limit: {result.get('limit', '')}"]
+    return [Text(head, style="bold"), table, *(Text(x) for x in lines)]
+
+
 def _error_types(metrics: Mapping[str, Any], n_items: int) -> RenderableType:
     errors: Mapping[str, int] = metrics["error_types"]
     wrong = sum(errors.values())

@@ -54,6 +54,7 @@ from metrics.generation import (
 from metrics.multilabel import MultilabelScores, f_beta, multilabel_scores
 from metrics.normalize import normalize
 from metrics.overlap import RougeBleu, bleu4, rouge_bleu
+from metrics.ppi import MeanEstimate, classical_mean, ppi_mean, ppi_ratio
 from metrics.ranking import (
     average_precision,
     dcg_at_k,
@@ -100,6 +101,7 @@ __all__ = [
     "FuzzyMatchResult",
     "ItemCheck",
     "Match",
+    "MeanEstimate",
     "MultilabelScores",
     "RougeBleu",
     "ThresholdPoint",
@@ -116,6 +118,7 @@ __all__ = [
     "check_call",
     "check_item",
     "choice_precision",
+    "classical_mean",
     "cohen_kappa",
     "confusion_counts",
     "dcg_at_k",
@@ -143,6 +146,8 @@ __all__ = [
     "partial_argument_score",
     "pearson",
     "percentile_ci",
+    "ppi_mean",
+    "ppi_ratio",
     "pr_auc",
     "rates_from_counts",
     "read_qrels",

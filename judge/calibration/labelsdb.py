@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from judge.calibration.itemevents import ItemAction, ItemEvent
 from judge.calibration.labelevents import Action, Event, PairKey, Scale
 from judge.errors import InputError
 
@@ -121,7 +122,7 @@ class LabelsDB:
             self._db.execute("PRAGMA synchronous=FULL")
             tables = {r[0] for r in self._db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and not {"events", "meta"} <= tables:
+            if tables and not {"events", "meta"} <= tables:  # item_events: made when used
                 raise InputError("an SQLite database without simjudge's 'events' table (not a "
                                  "labels.db written by simjudge review)", self.path)
             if not tables:
@@ -257,3 +258,28 @@ class LabelsDB:
     def count(self) -> int:
         """Number of events stored (of every action)."""
         return int(self._db.execute("SELECT count(*) FROM events").fetchone()[0])
+
+    # ------------------------------------------------------------------ item labels
+    def append_item(self, reviewer: str, run: str, item_id: str, action: ItemAction, **kw: Any
+                    ) -> ItemEvent:
+        """Insert one item label event and commit it before returning
+        (:func:`judge.calibration.itemevents.append_item_event`; ``kw``: truth, design,
+        stratum, pi, blind, undoes).
+
+        Raises:
+            ValueError: an event the table refuses (no reviewer, ``pi`` outside (0, 1], a
+                label without truth); nothing is stored.
+        """
+        from judge.calibration.itemevents import append_item_event
+
+        try:
+            return append_item_event(self._db, self.version, reviewer, run, item_id, action,
+                                     **kw)
+        except sqlite3.IntegrityError as exc:
+            raise ValueError(f"item event refused by the labels database: {exc}") from None
+
+    def item_events(self, run: str | None = None) -> list[ItemEvent]:
+        """Every item label event (of the run with source id ``run``), oldest first."""
+        from judge.calibration.itemevents import item_events
+
+        return item_events(self._db, run)

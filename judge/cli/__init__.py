@@ -27,6 +27,7 @@ import typer
 from judge.cli.batches import batches_app
 from judge.cli.cache import cache_app, tasks_command, version_command
 from judge.cli.calibrate import calibrate_command
+from judge.cli.estimate import estimate_command
 from judge.cli.eval import eval_command
 from judge.cli.helpformat import PanelCommand
 from judge.cli.labels import labels_app
@@ -45,6 +46,7 @@ app = typer.Typer(
 )
 app.command("eval", cls=PanelCommand)(eval_command)
 app.command("calibrate")(calibrate_command)
+app.command("estimate")(estimate_command)
 app.command("leaderboard")(leaderboard_command)
 app.command("review")(review_command)
 app.command("audit")(audit_command)

@@ -11,7 +11,7 @@ import typer
 from judge.cli import batches as b
 from judge.cli import options as o
 from judge.cli.common import err, fail, fail_storage, interrupted, progress, warnings_to_stderr
-from judge.cli.labelopts import Overrides
+from judge.cli.labelopts import HumanItems, Overrides
 from judge.cli.panels import EVAL_PANELS, TASK_PANEL, with_panels
 from judge.cli.taskflags import with_task_flags
 from judge.errors import BatchPendingError, CacheMissError, InputError
@@ -72,7 +72,7 @@ def eval_command(
     limit: Annotated[str | None, typer.Option(metavar="N", help=(
         "Score only the first N items (after --where; with --gold the joined items, in the "
         "data file's order), cut before any judge call; recorded in config.json."))] = None,
-    context: o.Context = "", overrides: Overrides = None,
+    context: o.Context = "", overrides: Overrides = None, human: HumanItems = None,
     dry_run: Annotated[bool, typer.Option(
         help="Print each judge's requests, cache hits and estimated tokens and USD; call "
         "nothing, write nothing.")] = False,
@@ -113,12 +113,13 @@ def eval_command(
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
     try:
-        from judge.cli.evalrun import parse_limit, read_overrides, report_run, run_eval
+        from judge.cli.evalhuman import human_hooks, read_overrides, report_estimate
+        from judge.cli.evalrun import parse_limit, report_run, run_eval
         from judge.pipeline.config import EvalConfig
 
         check_cache_mode(cache_mode)
         check_max_chars(max_chars)
-        n_items = parse_limit(limit)
+        n_items, (checks, renderers) = parse_limit(limit), human_hooks(human)
         config = EvalConfig(
             task=task, data=data, gold=gold, pred_field=pred_field, truth_field=truth_field,
             id_fields=tuple(f for spec in (id_field or []) for f in spec.split(",") if f),
@@ -129,7 +130,8 @@ def eval_command(
             vote=vote, quorum=quorum,  # type: ignore[arg-type]  # checked by the pipeline
             tau=tau, tau_from=tau_from, allow_stale_calibration=allow_stale_calibration,
             repeats=repeats, probes=tuple(probe or []),
-            context=context, overrides=read_overrides(overrides), bootstrap=bootstrap,
+            context=context, overrides=read_overrides(overrides), item_checks=checks,
+            bootstrap=bootstrap,
             seed=seed, cache_dir=cache_dir,
             cache_mode=cache_mode,  # type: ignore[arg-type]  # checked above
             out_dir=out_dir, overwrite=overwrite, dry_run=dry_run, max_usd=max_usd,
@@ -137,7 +139,7 @@ def eval_command(
                                batch_queue_tokens, cancel_stale),
             command=("simjudge", *sys.argv[1:]))
         with warnings_to_stderr(), progress(enabled=not quiet) as factory:
-            record = run_eval(config, factory)
+            record = run_eval(config, factory, renderers)
     except (InputError, CacheMissError) as exc:
         fail(exc)
     except BatchPendingError as exc:  # the batch keeps running: the same command resumes it
@@ -147,6 +149,7 @@ def eval_command(
         fail_storage(exc)
     except KeyboardInterrupt as exc:  # Ctrl-C: one line, exit 130, nothing half-written
         interrupted(exc)
-    code = report_run(record, quiet, json_out)
+    code = max(report_run(record, quiet, json_out),
+               report_estimate(record, human, quiet, json_out))
     if code:
         raise typer.Exit(code)

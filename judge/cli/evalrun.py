@@ -6,7 +6,7 @@ is written (:func:`report_run`: tables, early stops, cache refusals, exit status
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,10 @@ from judge.cli.common import err
 from judge.pipeline.config import EvalConfig
 
 
-def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = None) -> Any:
-    """Run ``config`` with the audit report rendered into the run directory (default
-    ``runs/<UTC time>-<task>-<pid>``); returns the written
+def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = None,
+             renderers: dict[str, Any] | None = None) -> Any:
+    """Run ``config`` with the audit report (and ``renderers``' files) rendered into the run
+    directory (default ``runs/<UTC time>-<task>-<pid>``); returns the written
     :class:`~judge.record.runrecord.RunRecord`, or the estimate of ``--dry-run``.
 
     Raises:
@@ -33,21 +34,7 @@ def run_eval(config: EvalConfig, progress_factory: Callable[..., Any] | None = N
 
     if config.out_dir is None and not config.dry_run:  # the command line always writes a run
         config = replace(config, out_dir=default_run_dir(config.task))
-    return run(config, renderers=RENDERERS, progress_factory=progress_factory)
-
-
-def read_overrides(paths: Sequence[Path] | None) -> Any:
-    """``--overrides``: the :class:`~judge.tasks.overrides.HumanOverrides` of the label files
-    (:func:`judge.calibration.overrides.read_overrides`), or None without any.
-
-    Raises:
-        InputError: an unreadable file or a bad label (file, line and field named).
-    """
-    if not paths:
-        return None
-    from judge.calibration.overrides import read_overrides as read
-
-    return read(paths)
+    return run(config, {**RENDERERS, **(renderers or {})}, progress_factory)
 
 
 def parse_limit(text: str | None) -> int | None:
@@ -118,7 +105,6 @@ def report_run(record: Any, quiet: bool, as_json: bool) -> int:
 
 def _summary_text(record: Any) -> str:
     """The run's ``summary.json`` as written (read back, so stdout holds exactly the file)."""
-    from pathlib import Path
 
     return (Path(record.path) / "summary.json").read_text(encoding="utf-8").rstrip("\n")
 

@@ -36,3 +36,7 @@ Overrides = Annotated[list[Path] | None, typer.Option(
     "--overrides", help="Human labels that take precedence over the judge for the pairs they "
     "cover: audit exports, labels files, 'labels merge'/'labels export' output or a labels.db "
     "(score = mean of the reviewers' labels in [0, 1]); repeat for several.")]
+HumanItems = Annotated[Path | None, typer.Option(
+    "--human", help="Item labels (JSONL: {\"id\", \"matches\": [[PRED, TRUTH], ...], "
+    "\"pi\"?}), checked against the items before any judge call: the run then also holds "
+    "estimate.json, each metric judge-only, PPI++ and human-only (see simjudge estimate).")]

@@ -79,7 +79,7 @@ def rescore_command(
     --vote/--quorum) the run's own value is used, which reproduces the run's metrics; the τ
     used is printed. Exit status 2 on bad input (also a run whose task cannot be
     re-scored)."""
-    from judge.cli.evalrun import read_overrides
+    from judge.cli.evalhuman import read_overrides
     from judge.display import print_all, rescore_summary
     from judge.pipeline.checks import check_min
     from judge.record.atomic import dumps

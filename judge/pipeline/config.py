@@ -5,7 +5,7 @@ the same checks)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +63,9 @@ class EvalConfig:
             :func:`judge.calibration.overrides.read_overrides`; tasks with
             :meth:`~judge.tasks.base.Task.pair_groups`); a label naming no pair of the run is
             refused before any judge call. None = none.
+        item_checks: more checks of the loaded items, each ``check(items, task)`` raising
+            :class:`~judge.errors.InputError`, run before any judge call (``eval --human``:
+            the item labels against the items).
 
     Scoring and output:
         zero_division: value of undefined ratios; bootstrap: resamples of the 95 % CIs (>= 0);
@@ -99,6 +102,7 @@ class EvalConfig:
     probes: Sequence[str] = ()
     context: str = ""
     overrides: HumanOverrides | None = None
+    item_checks: Sequence[Callable[[list[Any], Any], None]] = ()
     zero_division: float = 0.0
     bootstrap: int = 1000
     seed: int = 0

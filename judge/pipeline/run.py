@@ -174,6 +174,8 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     options = task.settled_options(items, options)
     if config.overrides is not None:  # labels naming no pair of the run: before any call
         check_overrides(task, items, config.overrides)
+    for check in config.item_checks:
+        check(items, task)
     params = Params(tau=tau, zero_division=config.zero_division, context=config.context,
                     options=options, overrides=config.overrides)
     if config.dry_run:  # estimate, call nothing, write nothing

@@ -34,6 +34,7 @@ from judge.errors import InputError, flag
 from judge.items import DEFAULT_MAX_CHARS, Extractor, Item
 from judge.record.itemrows import Match
 from judge.record.rows import ItemRow
+from judge.tasks.humantruth import HumanColumn, ItemTruth, LabelPlace
 from judge.tasks.inputs import Source, run_source
 from judge.tasks.judged import Judged, Rows
 from judge.tasks.options import NoOptions
@@ -281,6 +282,29 @@ class Task(abc.ABC, Generic[RowT]):
         """What :meth:`judge` would ask its judge, without asking: ``[(context, distinct
         (pred, truth) pairs)]`` (for ``eval --dry-run``); default none (tasks without a
         judge)."""
+        return []
+
+    # ---------------------------------------------------- human truth (judge.human, issue 35)
+    def item_truth(self, item_id: str, pred: Any, truth: Any, label: Mapping[str, Any],
+                   place: LabelPlace) -> ItemTruth:
+        """Check one item label against the item's prediction and gold (as the input's
+        :class:`Item` or a stored row holds them) → the item's :class:`ItemTruth`.
+
+        Raises:
+            InputError: the label does not fit the item (field named); default: the task has
+                no item labels.
+        """
+        raise place.error(f"task {self.name!r} has no item labels (selection items have: "
+                          "their accepted matches)", "id")
+
+    def row_strings(self, row: RowT) -> tuple[Any, Any]:
+        """A stored row's prediction and gold, as :meth:`item_truth` takes them."""
+        return row.get("pred"), row.get("truth")
+
+    def human_columns(self, rows: Sequence[RowT], truths: Mapping[int, Sequence[ItemTruth]],
+                      params: Params) -> list[HumanColumn]:
+        """One :class:`HumanColumn` per summary metric that has a human value, from the run's
+        rows (in order) and the labelled rows' truths (row index → one per reviewer)."""
         return []
 
     # ------------------------------------------------------------------ audit report

@@ -9,7 +9,7 @@ one-to-one matching maximises the total score, as scipy's ``linear_sum_assignmen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from judge import io
@@ -17,6 +17,13 @@ from judge.errors import InputError
 from judge.items import Item
 from judge.record.itemrows import SelectionRow
 from judge.tasks.base import HeatmapView, Judged, Params, Task
+from judge.tasks.humantruth import (
+    HumanColumn,
+    ItemTruth,
+    LabelPlace,
+    selection_columns,
+    selection_truth,
+)
 from judge.tasks.matching import (
     FuzzyColumns,
     fuzzy_metrics,
@@ -126,6 +133,18 @@ class SelectionTask(Task[SelectionRow]):
                 {"id": item.id, "source": item.source, **query_of(item), **d}))
         agg = aggregate_fuzzy(results, zero_division=params.zero_division)
         return rows, {"tau": params.tau, **agg.to_dict()}
+
+    def item_truth(self, item_id: str, pred: Any, truth: Any, label: Mapping[str, Any],
+                   place: LabelPlace) -> ItemTruth:
+        """The accepted matches of one item (:func:`judge.tasks.humantruth.selection_truth`)."""
+        return selection_truth(item_id, pred, truth, label, place)
+
+    def human_columns(self, rows: Sequence[SelectionRow],
+                      truths: Mapping[int, Sequence[ItemTruth]],
+                      params: Params) -> list[HumanColumn]:
+        """Macro and micro P/R/F1 and the TP total, counted from the accepted matches
+        (:func:`judge.tasks.humantruth.selection_columns`)."""
+        return selection_columns(rows, truths, params.zero_division)
 
     def metrics_from_rows(self, rows: Sequence[SelectionRow]) -> dict[str, float]:
         """Macro and micro fuzzy P/R/F1 (:func:`judge.tasks.matching.fuzzy_metrics`)."""

@@ -31,6 +31,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("tasks", ("judge.items", "judge.matrix", "judge.tasks")),
     ("pipeline", ("judge.pipeline", "judge.display")),
     ("calibration", ("judge.calibration",)),
+    ("human", ("judge.human",)),
     ("runs", ("judge.runs",)),
     ("review", ("judge.review",)),
     ("top", ("judge.cli", "judge.api", "judge.integrations")),
