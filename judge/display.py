@@ -232,7 +232,7 @@ def estimate_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     known = []
     for name, m in (result.get("metrics") or {}).items():
         if "known" in m:
-            known.append(f"{name} {num(m['known'])}")
+            known.append(f"{name} {m['known']:g}")
             continue
         table.add_row(name, cell(m.get("judge")), cell(m.get("ppi")), cell(m.get("human")),
                       num(m.get("n_eff"), 0))

@@ -17,8 +17,10 @@ finite-population correction ``1 − n/N`` — labelling every item leaves no un
 Designs (``pi`` and ``strata``):
 
 * simple random sample (neither given): every labelled item had probability ``n/N``;
-* stratified (``strata``): a simple random sample within each stratum, each with its own λ
-  (Fisch et al. 2024), combined with the strata's shares ``N_h/N``;
+* stratified (``strata``): a simple random sample within each stratum, combined with the
+  strata's shares ``N_h/N``; each stratum has its own λ (Fisch et al. 2024) when every
+  stratum has at least :data:`TUNE_PER_STRATUM` labels, else one λ is fitted over all strata
+  (each centred on its own means: a λ fitted on 3 labels costs more than it saves);
 * known unequal probabilities (``pi``, the item's inclusion probability; active labelling,
   Zrnic & Candès 2024): the labelled items are weighted ``1/π`` (the Hájek form: a weighted
   mean, centred residuals in the variance), each with its own ``1 − π`` correction.
@@ -121,6 +123,51 @@ def _check(y: NDArray[np.float64], f: NDArray[np.float64], f_pop: NDArray[np.flo
         raise ValueError(f"alpha: expected a level in (0, 1), got {alpha!r}")
 
 
+TUNE_PER_STRATUM = 10
+"""Fewest labels in every stratum for a λ of each stratum's own; with fewer in any stratum,
+one λ is fitted over all strata (each centred on its own means)."""
+
+
+def _pooled_slope(y: NDArray[np.float64], f: NDArray[np.float64],
+                  strata: list[tuple[Any, NDArray[np.bool_], NDArray[np.float64], float, float]]
+                  ) -> float:
+    """The λ that minimises the stratified variance with one λ for every stratum: the slope
+    of ``y`` on ``f`` with each stratum centred on its own weighted means, each item weighted
+    by its share of the variance, ``(N_h/N)² (w_i/Σw)² (1 − π_i)``; clipped to [0, 1]."""
+    num = den = 0.0
+    for _, in_h, p, _, share in strata:
+        w = 1.0 / p
+        sh = w / np.sum(w)
+        yh, fh = y[in_h], f[in_h]
+        a = share * share * sh * sh * (1.0 - p)
+        fc, yc = fh - np.sum(sh * fh), yh - np.sum(sh * yh)
+        num += float(np.sum(a * fc * yc))
+        den += float(np.sum(a * fc * fc))
+    return float(np.clip(num / den, 0.0, 1.0)) if den > 1e-15 else 0.0
+
+
+def _combined_g(f: NDArray[np.float64],
+                strata: list[tuple[Any, NDArray[np.bool_], NDArray[np.float64], float, float]]
+                ) -> list[NDArray[np.float64] | None]:
+    """The g-weights of the combined regression estimator (one λ over the strata; Cochran
+    1977, §7.8): ``1 + (F̄ − f̄_st)(f_i − f̄_h)/T`` with ``f̄_st = Σ W_h f̄_h`` the sample's
+    stratified judge mean, ``F̄`` the population's and ``T = Σ_h W_h Σ_i s_i (f_i − f̄_h)²``
+    (Särndal, Swensson & Wretman 1989)."""
+    delta = total = 0.0
+    centred = []
+    for _, in_h, p, f_mean, share in strata:
+        w = 1.0 / p
+        sh = w / np.sum(w)
+        fh = f[in_h]
+        f_bar = float(np.sum(sh * fh))
+        delta += share * (f_mean - f_bar)
+        total += share * float(np.sum(sh * (fh - f_bar) ** 2))
+        centred.append(fh - f_bar)
+    if total <= 0:
+        return [None] * len(strata)
+    return [1.0 + delta * c / total for c in centred]
+
+
 def _slope(y: NDArray[np.float64], f: NDArray[np.float64],
            a: NDArray[np.float64]) -> float:
     """The a-weighted least-squares slope of y on f, clipped to [0, 1] (0 when f is constant)."""
@@ -132,7 +179,8 @@ def _slope(y: NDArray[np.float64], f: NDArray[np.float64],
 
 
 def _stratum(y: NDArray[np.float64], f: NDArray[np.float64], pi: NDArray[np.float64],
-             f_mean: float, lam: float | None) -> tuple[float, float, float, int]:
+             f_mean: float, lam: float | None, g: NDArray[np.float64] | None = None
+             ) -> tuple[float, float, float, int]:
     """``(estimate, variance, λ, residual degrees of freedom)`` of one stratum's mean (see the
     module docstring). A λ tuned on the stratum's own labels costs one more degree of
     freedom, as the regression estimator's (Cochran 1977, §7.3: ``Σe²/(n − 2)``); with only 2
@@ -149,12 +197,12 @@ def _stratum(y: NDArray[np.float64], f: NDArray[np.float64], pi: NDArray[np.floa
     e = y - lam * f
     e_mean = float(np.sum(w * e) / np.sum(w))
     share = w / np.sum(w)
-    g = np.ones(n)
-    if spent == 2:  # λ fitted here: the residuals' g-weights (see the module docstring)
-        f_w = float(np.sum(share * f))
+    if g is None:
+        g = np.ones(n)
+    if spent == 2 and lam > 0:  # a slope fitted here: the residuals' g-weights (see the
+        f_w = float(np.sum(share * f))  # module docstring); none for a flat judge (λ = 0)
         s_ff = float(np.sum(share * (f - f_w) ** 2))
-        if s_ff > 0:
-            g = 1.0 + (f_mean - f_w) * (f - f_w) / s_ff
+        g = 1.0 + (f_mean - f_w) * (f - f_w) / s_ff
     var = n / (n - spent) * float(np.sum(share * share * (1.0 - pi)
                                          * (g * (e - e_mean)) ** 2))
     return lam * f_mean + e_mean, max(var, 0.0), lam, n - spent
@@ -238,10 +286,8 @@ def ppi_mean(y: Numbers, f_labelled: Numbers, f_population: Numbers,
         raise ValueError(f"pi: expected one inclusion probability in (0, 1] per labelled "
                          f"item, got {pv.size} values" + (f" (e.g. {bad[0]!r})" if bad else ""))
     lab, popa = np.asarray(labels, dtype=object), np.asarray(pop, dtype=object)
-    value = var = 0.0
-    lams = []
-    parts: list[tuple[float, int]] = []  # each stratum's (variance share, residual dof)
     n_total = fp.size
+    strata_of: list[tuple[Any, NDArray[np.bool_], NDArray[np.float64], float, float]] = []
     for h in order:
         in_h = lab == h
         pop_h = popa == h
@@ -252,13 +298,27 @@ def ppi_mean(y: Numbers, f_labelled: Numbers, f_population: Numbers,
             raise ValueError(f"stratum {h!r} has 1 labelled item: at least 2 are needed for "
                              "its variance")
         p = pv[in_h] if pv is not None else np.full(n_h, min(1.0, n_h / big_n))
-        est, v, lam_h, dof_h = _stratum(yv[in_h], fv[in_h], p, float(fp[pop_h].mean()),
-                                        fixed)
-        share = big_n / n_total
+        strata_of.append((h, in_h, p, float(fp[pop_h].mean()), big_n / n_total))
+    pooled = None
+    gs: list[NDArray[np.float64] | None] = [None] * len(strata_of)
+    if (fixed is None and len(strata_of) > 1
+            and min(int(x[1].sum()) for x in strata_of) < TUNE_PER_STRATUM):
+        pooled = _pooled_slope(yv, fv, strata_of)
+        if pooled > 0:
+            gs = _combined_g(fv, strata_of)
+    value = var = 0.0
+    lams = []
+    parts: list[tuple[float, int]] = []  # each stratum's (variance share, residual dof)
+    for (_, in_h, p, f_mean, share), g in zip(strata_of, gs, strict=True):
+        est, v, lam_h, dof_h = _stratum(yv[in_h], fv[in_h], p, f_mean,
+                                        fixed if pooled is None else pooled, g)
         value += share * est
         var += share * share * v
         lams.append(lam_h)
         parts.append((share * share * v, dof_h))
+    if pooled is not None and len(parts) > 1:  # the pooled slope's degree of freedom
+        k = max(range(len(parts)), key=lambda j: parts[j][1])
+        parts[k] = (parts[k][0], max(1, parts[k][1] - 1))
     se = math.sqrt(var)
     df = _satterthwaite(parts)
     from scipy.stats import t as student_t
