@@ -283,3 +283,14 @@ class LabelsDB:
         from judge.calibration.itemevents import item_events
 
         return item_events(self._db, run)
+
+    def review_token(self) -> str:
+        """The review server's session token, made once per database and kept in its ``meta``
+        table: a server restarted on the same ``labels.db`` keeps it, so an open page goes on
+        labelling (the database itself is never served)."""
+        import secrets
+
+        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('review_token', ?)",
+                         (secrets.token_urlsafe(24),))
+        return str(self._db.execute(
+            "SELECT value FROM meta WHERE key = 'review_token'").fetchone()[0])

@@ -52,6 +52,10 @@ def review_command(
     port: Annotated[int, typer.Option(help="Port (0 = any free port).")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")
                             ] = False,
+    items: Annotated[bool, typer.Option("--items", help="Check whole items of a run (link each "
+                     "prediction to its gold item or none) for simjudge estimate.")] = False,
+    design: Annotated[str, typer.Option(help="--items: uniform (a random order) or stratified "
+                      "(unsure items more often).")] = "uniform",
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     max_chars: lo.MaxChars = 4096,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
@@ -75,12 +79,19 @@ def review_command(
     from judge.calibration.labelsdb import LabelsDB
     from judge.cli.common import progress
     from judge.pipeline.checks import check_cache_mode, check_max_chars, check_min
-    from judge.review.launch import load_population, serve
+    from judge.review.launch import item_session, load_population, serve
     from judge.review.options import QUEUE_NAMES, ReviewOptions
     from judge.review.population import QUEUES, source_kind
     from judge.review.session import ReviewSession
     from metrics import OBJECTIVES
 
+    if items:
+        try:
+            serve(item_session(source, labels, design, seed, blind), host, port, open_browser,
+                  labels, say)
+        except InputError as exc:
+            fail(exc)
+        return
     try:
         sc = Scale.parse(scale, positive_threshold)
         if queue not in QUEUE_NAMES:

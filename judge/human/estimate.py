@@ -52,13 +52,12 @@ def _design(checked: CheckedLabels, task: Any, rows: Sequence[Any], tau: float |
                     f"item {rows[k].id!r} is in stratum {pop[k]!r} of this run, the label "
                     f"says {checked.strata[k]!r} (strata: {', '.join(dict.fromkeys(pop))})",
                     "stratum")
-        if checked.pi is None:
-            raise first.error("a stratified design needs each labelled item's pi (n_h/N_h "
-                              "of its stratum)", "pi")
         counts = {h: [sum(pop[k] == h for k in labelled), pop.count(h)]
                   for h in dict.fromkeys(pop)}
-        kw = {"strata": [pop[k] for k in labelled], "population_strata": pop,
-              "pi": [checked.pi[k] for k in labelled]}
+        # without pi: a simple random sample within each stratum, pi = n_h/N_h
+        pi = ([checked.pi[k] for k in labelled] if checked.pi else
+              [counts[pop[k]][0] / counts[pop[k]][1] for k in labelled])
+        kw = {"strata": [pop[k] for k in labelled], "population_strata": pop, "pi": pi}
         return kw, {"kind": "stratified", "strata": {h: {"labelled": a, "items": b}
                                                      for h, (a, b) in counts.items()}}
     if checked.pi is not None:

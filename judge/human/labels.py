@@ -5,7 +5,8 @@ A JSONL line is ``{"id": ITEM_ID, <the task's truth>, "pi"?, "stratum"?, "review
 "run_sha256"?}``; the task's truth is, for a selection item, ``"matches": [[PRED, TRUTH], ...]``
 (or ``"match": true|false`` for a 1×1 item). ``pi`` is the item's inclusion probability under
 the design that chose it, in (0, 1]; without it on every line, the labelled items are taken as
-a simple random sample of the run's items (of each ``stratum``'s, when the lines name strata).
+a simple random sample of the run's items (of each ``stratum``'s, when the lines name strata:
+``pi`` = n_h/N_h).
 ``run_sha256`` (written by :func:`write_item_labels`) must be the run's: labels made for another
 run are refused. A reviewer labels an item at most once per file; several reviewers' labels of
 one item are averaged by the estimate.

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError
+from judge.review.items import ItemSession
 from judge.review.population import Population
 from judge.review.session import ReviewSession
 
@@ -49,11 +49,12 @@ def load_population(kind: str, path: Path, blind: bool, judge: Any, cache_dir: P
     return population
 
 
-def serve(session: ReviewSession, host: str, port: int, open_browser: bool, labels: Path,
-          say: Callable[[str], None]) -> None:
-    """Serve ``session`` on ``host:port`` (0 = a free port) until Ctrl-C or SIGTERM; prints the
-    URL (with the token when ``host`` is not loopback) as one line on stdout once listening,
-    and closes the database at the end.
+def serve(session: ReviewSession | ItemSession, host: str, port: int, open_browser: bool,
+          labels: Path, say: Callable[[str], None]) -> None:
+    """Serve ``session`` (pairs, or items: ``--items``) on ``host:port`` (0 = a free port) until
+    Ctrl-C or SIGTERM; prints the URL (with the token when ``host`` is not loopback) as one line
+    on stdout once listening, and closes the database at the end. The token is the labels
+    database's (:meth:`judge.calibration.labelsdb.LabelsDB.review_token`): a restart keeps it.
 
     Raises:
         InputError: the address cannot be listened on (field ``port``).
@@ -63,12 +64,19 @@ def serve(session: ReviewSession, host: str, port: int, open_browser: bool, labe
     from judge.review.server import is_loopback, make_app
 
     loopback = is_loopback(host)
-    token = secrets.token_urlsafe(24)
-    opt = session.opt
-    config = {"source": session.pop.source, "scale": opt.scale.name, "graded": opt.scale.graded,
-              "top": opt.scale.top, "positive": opt.scale.positive, "blind": opt.blind,
-              "queue": opt.queue}
-    app = make_app(session, token, loopback, config)
+    token = session.db.review_token()
+    if isinstance(session, ItemSession):
+        from judge.review.itemserver import make_items_app
+
+        config: dict[str, Any] = {"source": session.source, "design": session.design,
+                                  "blind": session.blind, "items": len(session.rows)}
+        app = make_items_app(session, token, loopback, config)
+    else:
+        opt = session.opt
+        config = {"source": session.pop.source, "scale": opt.scale.name,
+                  "graded": opt.scale.graded, "top": opt.scale.top,
+                  "positive": opt.scale.positive, "blind": opt.blind, "queue": opt.queue}
+        app = make_app(session, token, loopback, config)
 
     async def main() -> None:
         runner = web.AppRunner(app, access_log=None)
@@ -84,9 +92,12 @@ def serve(session: ReviewSession, host: str, port: int, open_browser: bool, labe
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{bound}/" + ("" if loopback else f"?token={token}")
         progress = session.progress()
-        say(f"simjudge review: {session.pop.source}: {progress['queue_pairs']} pairs in queue "
-            f"{opt.queue}, {progress['labelled']} labelled; labels in {labels}"
-            + ("; blind" if opt.blind else "; NOT blind: judge outputs are shown"))
+        what = (f"{progress['items']} items, design {session.design}"
+                if isinstance(session, ItemSession) else
+                f"{progress['queue_pairs']} pairs in queue {session.opt.queue}")
+        say(f"simjudge review: {config['source']}: {what}, {progress['labelled']} labelled; "
+            f"labels in {labels}"
+            + ("; blind" if config["blind"] else "; NOT blind: judge outputs are shown"))
         print(url, flush=True)  # the one line a script waits for (token included off loopback)
         if open_browser:
             import webbrowser
@@ -106,3 +117,32 @@ def serve(session: ReviewSession, host: str, port: int, open_browser: bool, labe
         say(f"stopped; every label is in {labels}")
     finally:
         session.db.close()
+
+
+def item_session(source: Path, labels: Path, design: str, seed: int, blind: bool
+                 ) -> ItemSession:
+    """The item review of a run directory (``simjudge review RUN --items``): the run read and
+    checked (a task with item labels, a known design) before the labels database is created.
+
+    Raises:
+        InputError: SOURCE is not a run directory, its task has no item labels, an unknown
+            design, a labels database that cannot be opened.
+    """
+    from judge.calibration.labelsdb import LabelsDB
+    from judge.calibration.pool import run_sha256
+    from judge.record.store import load_run
+    from judge.review.population import source_id
+
+    if not (source / "config.json").is_file():
+        raise InputError("--items reviews the items of a run directory (simjudge eval --out "
+                         "DIR)", source, field="items")
+    from judge.human.design import DESIGNS
+
+    if design not in DESIGNS:
+        raise InputError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}",
+                         field="design")
+    record = load_run(source)
+    ItemSession.check_task(record)
+    LabelsDB.preflight(labels)  # the database is created only once the run is read
+    return ItemSession(record, source_id(source, run_sha256(source)), LabelsDB(labels), design,
+                       seed, blind)

@@ -17,18 +17,11 @@ let reviewer = "";
 try { reviewer = localStorage.getItem(REVIEWER_KEY) || ""; } catch (e) { reviewer = ""; }
 let pair = null, busy = false, note = "";
 
-async function api(method, path, body) {
-  const headers = {"X-Simjudge-Token": CFG.token};
-  const opts = {method, headers, cache: "no-store"};
-  if (body !== undefined) { headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
-  const sep = path.includes("?") ? "&" : "?";
-  const url = CFG.loopback ? path : path + sep + "token=" + encodeURIComponent(CFG.token);
-  const r = await fetch(url, opts);
-  let data = null;
-  try { data = await r.json(); } catch (e) { data = {error: "HTTP " + r.status}; }
-  if (!r.ok) throw new Error((data && data.error) || ("HTTP " + r.status));
-  return data;
-}
+// requests go through Pending (pending.js): a label the server cannot be reached for waits
+// and is retried until it is stored, with a banner saying so; a restarted server on the same
+// labels.db keeps its token
+Pending.init(CFG, document.getElementById("wait-banner"));
+const api = (method, path, body) => Pending.api(method, path, body);
 
 function say(text, isError) {
   const m = $("message"); m.textContent = text || ""; m.className = "message" + (isError ? " error" : "");
@@ -169,8 +162,12 @@ function refreshStats() {
 }
 
 // ------------------------------------------------------------------ actions
+function refusedWhileWaiting() {
+  if (busy && Pending.waiting()) { say("the server is not reachable yet: your last label is waiting to be sent; this key was not taken", true); return true; }
+  return false;
+}
 async function send(action, value, t0) {
-  if (busy || !pair || !reviewer) return;
+  if (refusedWhileWaiting() || busy || !pair || !reviewer) return;
   busy = true; if (t0 === undefined) t0 = performance.now();
   try {
     const r = await api("POST", "/api/label", {reviewer, index: pair.index, key: [pair.item_id, pair.pred, pair.truth], action, value, note});
@@ -181,7 +178,7 @@ async function send(action, value, t0) {
   } catch (err) { say(err.message, true); } finally { busy = false; }
 }
 async function undo(t0) {
-  if (busy || !reviewer) return;
+  if (refusedWhileWaiting() || busy || !reviewer) return;
   busy = true; if (typeof t0 !== "number") t0 = performance.now();
   try {
     const r = await api("POST", "/api/undo", {reviewer});

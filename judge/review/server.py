@@ -50,6 +50,8 @@ TOKEN_HEADER = "X-Simjudge-Token"
 
 _STATIC = {
     "review.js": ("judge.review", "application/javascript"),
+    "items.js": ("judge.review", "application/javascript"),
+    "pending.js": ("judge.review", "application/javascript"),
     "review.css": ("judge.review", "text/css"),
     "itemviews.js": ("judge.runs", "application/javascript"),
     "itemviews.css": ("judge.runs", "text/css"),
