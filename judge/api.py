@@ -266,13 +266,13 @@ def estimate(run: str | Path | EvalResult, human: str | Path | Sequence[Mapping[
         raise InputError(f"expected run or distribution, got {target!r}", field="target")
     if not 0.0 < alpha < 1.0:
         raise InputError(f"expected a level in (0, 1), got {alpha}", field="alpha")
-    labels = (read_item_labels(human) if isinstance(human, (str, Path))
-              else labels_from_dicts(human))
     sha = None
     if record.path is not None:
         from judge.calibration.pool import run_sha256
 
         sha = run_sha256(Path(record.path))
+    labels = (read_item_labels(human, sha) if isinstance(human, (str, Path))
+              else labels_from_dicts(human))
     return estimate_record(record, labels, run_sha256=sha, target=target, alpha=alpha,
                            run_name=f"run {record.path}" if record.path else "the run")
 

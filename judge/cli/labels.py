@@ -77,12 +77,20 @@ def export_command(
     database: Annotated[Path, typer.Argument(help="A labels database written by simjudge "
                                              "review.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The labels file to write (JSONL).")],
+    items: Annotated[bool, typer.Option("--items", help="Export the item labels of simjudge "
+                                        "review RUN --items (what simjudge estimate --human "
+                                        "reads) instead of the pair labels.")] = False,
 ) -> None:
     """Write a labels database as a labels file: exactly the rows `labels merge` writes (one row
     per pair — item id, pred, truth — with every reviewer's label that counts as a list, on a
     graded scale the grades, and the reviewers, times, notes and blind flags in the same
     order). Undone labels and labels replaced by the same reviewer's later one are left out.
-    Exit status 2 on bad input (not a labels database); nothing is written then."""
+
+    With --items, the item labels instead: one line per reviewer and item, ``{"id",
+    "matches"|"match"|"correct", "reviewer", "pi", "stratum", "design", "run_sha256", "time",
+    "blind"}`` (:func:`judge.human.labels.export_rows`), which ``simjudge estimate --human``
+    reads back as it reads the database. Exit status 2 on bad input (not a labels database,
+    no labels of the kind asked for); nothing is written then."""
     from judge.calibration.labelsdb import is_labels_db
     from judge.calibration.merge import merge_reviews, read_reviews
 
@@ -90,6 +98,9 @@ def export_command(
         if not is_labels_db(database):
             raise InputError("not a labels database (SQLite) written by simjudge review",
                              database)
+        if items:
+            _export_items(database, out)
+            return
         merged = merge_reviews(read_reviews([database]))
     except InputError as exc:
         fail(exc)
@@ -101,3 +112,22 @@ def export_command(
     alpha = "undefined" if math.isnan(merged.alpha) else f"{merged.alpha:.3f}"
     say(f"{len(rows)} labelled pairs from {len(merged.reviewers)} reviewers written to {out}; "
         f"Krippendorff's α (nominal) {alpha}")
+
+
+def _export_items(database: Path, out: Path) -> None:
+    """``labels export --items``: the database's item labels as JSONL."""
+    from judge.human.labels import export_rows
+
+    rows, runs = export_rows(database)
+    try:
+        _write(out, rows)
+    except OSError as exc:
+        fail_storage(exc)
+    reviewers = {r["reviewer"] for r in rows}
+    say(f"{len(rows)} item labels of {len({r['id'] for r in rows})} items by "
+        f"{len(reviewers)} reviewer{'s' if len(reviewers) != 1 else ''} written to {out}")
+    if len(runs) > 1:
+        say(f"they name {len(runs)} runs: "
+            + "; ".join(f"{n} of {run.rpartition('@sha256:')[0] or run}"
+                        for run, n in runs.items())
+            + " — simjudge estimate reads the lines of its run only if the file holds one run")

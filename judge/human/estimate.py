@@ -161,7 +161,7 @@ def estimate_run_dir(run: Path, human: Path, target: str = "run",
     from judge.record.store import load_run
 
     record = load_run(run)
-    labels = read_item_labels(human)
+    labels = read_item_labels(human, run_sha256(run))
     result = estimate(record, labels, run_sha256=run_sha256(run), run_name=f"run {run}",
                       target=target, alpha=alpha)
     result["run"] = {"path": str(run), "sha256": run_sha256(run)}

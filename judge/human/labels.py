@@ -17,7 +17,6 @@ items are read (:mod:`judge.calibration.itemevents`), each with its design's ``p
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,9 @@ from typing import Any
 from judge.errors import InputError
 from judge.tasks.humantruth import ItemTruth, LabelPlace
 
-GENERIC = ("id", "pi", "stratum", "reviewer", "run_sha256")
-"""The fields of an item label line that are not the task's truth."""
+GENERIC = ("id", "pi", "stratum", "reviewer", "run_sha256", "design", "time", "blind")
+"""The fields of an item label line that are not the task's truth (``design``, ``time`` and
+``blind`` are what ``labels export --items`` adds for the record; the estimate ignores them)."""
 
 
 @dataclass(frozen=True)
@@ -59,19 +59,26 @@ def _pi(value: Any, place: LabelPlace) -> float:
     return float(value)
 
 
-def read_item_labels(path: str | Path) -> list[ItemLabel]:
+def read_item_labels(path: str | Path, run_sha256: str | None = None) -> list[ItemLabel]:
     """The item labels of a JSONL file (see the module docstring) or of a ``labels.db``.
+
+    Args:
+        path: the file or database.
+        run_sha256: the run the labels are for: of a database (which may hold several runs'
+            item labels) only that run's are read. A file's lines are all read (and
+            :func:`check_labels` refuses those made for another run).
 
     Raises:
         InputError: an unreadable file, malformed JSON, a line without ``id``, an id that is
             not a string or an integer, ``pi`` outside (0, 1] or given on some lines only, a
             reviewer or stratum that is not a string, an item labelled twice by one reviewer,
-            no label at all — each naming the file, the line and the field.
+            no label at all (in a database: none of this run) — each naming the file, the
+            line and the field.
     """
     from judge.calibration.labelsdb import is_labels_db
 
     if is_labels_db(path):
-        return _from_db(Path(path))
+        return _from_db(Path(path), run_sha256)
     from judge import io
 
     return _checked_lines([(LabelPlace(rec.path, rec.line), rec.data)
@@ -122,8 +129,17 @@ def _checked_lines(lines: list[tuple[LabelPlace, dict[str, Any]]], path: str | P
     return out
 
 
-def _from_db(path: Path) -> list[ItemLabel]:
-    """The standing item labels of a labels database (every run's; checked later)."""
+def _from_db(path: Path, run_sha256: str | None) -> list[ItemLabel]:
+    """The standing item labels of a labels database (of the run with ``run_sha256``, or every
+    run's; checked later)."""
+    return [ItemLabel(e.item_id, dict(e.truth or {}), e.reviewer, e.pi, e.stratum,
+                      e.run.rpartition("@sha256:")[2] or None,
+                      LabelPlace(f"{path}#item-event-{e.id}"))
+            for e in _db_events(path, run_sha256)]
+
+
+def _db_events(path: Path, run_sha256: str | None) -> list[Any]:
+    """The standing item label events of a labels database (:func:`_from_db`)."""
     from judge.calibration.itemevents import current_item_labels
     from judge.calibration.labelsdb import LabelsDB
 
@@ -132,9 +148,15 @@ def _from_db(path: Path) -> list[ItemLabel]:
     if not events:
         raise InputError("the labels database holds no item label (simjudge review RUN "
                          "--items writes them)", path)
-    return [ItemLabel(e.item_id, dict(e.truth or {}), e.reviewer, e.pi, e.stratum,
-                      e.run.rpartition("@sha256:")[2] or None,
-                      LabelPlace(f"{path}#item-event-{e.id}")) for e in events]
+    if run_sha256:
+        mine = [e for e in events if run_sha256.startswith(e.run.rpartition("@sha256:")[2])]
+        if not mine:
+            others = sorted({e.run.rpartition("@sha256:")[0] or e.run for e in events})
+            raise InputError(f"the labels database holds item labels of other runs only "
+                             f"({', '.join(others)}), none of this run (sha256 "
+                             f"{run_sha256[:16]}…)", path, field="run")
+        events = mine
+    return events
 
 
 @dataclass(frozen=True)
@@ -204,10 +226,30 @@ def check_labels(labels: Sequence[ItemLabel], ids: Sequence[str],
                          sorted({lab.reviewer for lab in labels}), places)
 
 
-def write_item_labels(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Write item labels as JSONL (``{"id", <truth>, "reviewer", "pi"?, "stratum"?,
-    "run_sha256"}`` per line): what :func:`read_item_labels` reads back."""
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps({k: v for k, v in row.items() if v is not None},
-                                ensure_ascii=False) + "\n")
+def export_rows(path: Path, run_sha256: str | None = None
+                ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The standing item labels of a ``labels.db`` as JSONL rows (``labels export --items``):
+    ``{"id", <truth>, "reviewer", "pi"?, "stratum"?, "design", "run_sha256", "time",
+    "blind"}`` per reviewer and item, oldest first — what :func:`read_item_labels` reads back
+    (the same labels, inclusion probabilities and strata as reading the database itself).
+
+    Args:
+        path: a labels database written by ``simjudge review RUN --items``.
+        run_sha256: only that run's labels (as :func:`read_item_labels`); None: every run's.
+
+    Returns:
+        ``(rows, runs)``: the rows and, per run source id (``PATH@sha256:…``), its row count.
+
+    Raises:
+        InputError: the database holds no item label.
+    """
+    rows: list[dict[str, Any]] = []
+    runs: dict[str, int] = {}
+    for e in _db_events(path, run_sha256):
+        row = {"id": e.item_id, **(e.truth or {}), "reviewer": e.reviewer, "pi": e.pi,
+               "stratum": e.stratum, "design": e.design or None,
+               "run_sha256": e.run.rpartition("@sha256:")[2] or None, "time": e.created_at,
+               "blind": e.blind}
+        rows.append({k: v for k, v in row.items() if v is not None})
+        runs[e.run] = runs.get(e.run, 0) + 1
+    return rows, runs

@@ -197,6 +197,55 @@ def test_labels_db_item_events_undo_skip_and_estimate(run: Path, tmp_path: Path)
     con.close()
 
 
+def test_labels_export_items_round_trips_and_keeps_runs_apart(run: Path,
+                                                                 tmp_path: Path) -> None:
+    """A labels.db holding item labels of two runs: estimate reads this run's only;
+    ``labels export --items`` writes lines estimate reads to the same numbers; a database with
+    other runs' labels only is refused (exit 2, nothing written)."""
+    from judge.calibration.pool import run_sha256
+    from judge.review.population import source_id
+
+    db_path = tmp_path / "labels.db"
+    source = source_id(run, run_sha256(run))
+    with LabelsDB(db_path) as db:
+        for k in LABELLED:
+            db.append_item("ann", source, f"item-{k}", "label", truth={"matches": _truth(k)},
+                           design="uniform")
+        for k in range(N):  # another run's items share the ids; their labels must not count
+            db.append_item("bob", "/elsewhere/run@sha256:" + "ab" * 32, f"item-{k}", "label",
+                           truth={"matches": []})
+    from_file = judge.estimate(run, _labels(tmp_path / "h.jsonl"))
+    assert judge.estimate(run, db_path)["metrics"] == from_file["metrics"]
+    out = tmp_path / "exported.jsonl"
+    res = run_cli("labels", "export", db_path, "--items", "-o", out)
+    assert res.returncode == 0, res.stderr
+    assert "20 item labels of 12 items by 2 reviewers" in res.stdout
+    assert "they name 2 runs" in res.stdout
+    lines = [json.loads(x) for x in out.read_text("utf-8").splitlines()]
+    assert len(lines) == 20
+    first = lines[0]
+    assert first["id"] == "item-1" and first["matches"] == _truth(1)
+    assert first["reviewer"] == "ann" and first["design"] == "uniform"
+    assert run_sha256(run).startswith(first["run_sha256"]) and first["blind"] is True
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines[:8]),
+                    encoding="utf-8")
+    assert judge.estimate(run, mine)["metrics"] == from_file["metrics"]
+    # the whole export names another run on its last 12 lines: refused as labels of another run
+    res = run_cli("estimate", run, "--human", out, "--out", tmp_path / "e1")
+    assert res.returncode == 2 and "another run" in res.stderr
+    assert not (tmp_path / "e1").exists()
+    other = tmp_path / "other.db"
+    with LabelsDB(other) as db:
+        db.append_item("bob", "/elsewhere/run@sha256:" + "ab" * 32, "item-1", "label",
+                       truth={"matches": []})
+    res = run_cli("estimate", run, "--human", other, "--out", tmp_path / "e2")
+    assert res.returncode == 2 and "other runs only (/elsewhere/run)" in res.stderr
+    assert not (tmp_path / "e2").exists()
+    res = run_cli("labels", "export", tmp_path / "h.jsonl", "--items", "-o", tmp_path / "x")
+    assert res.returncode == 2 and not (tmp_path / "x").exists()
+
+
 def _banded(k: int, i: int, j: int) -> float:
     """Scores that put items 0-3 in stratum near (a cell 0.05 from τ 0.7), 4-7 in mid (0.2
     from it) and 8-11 in far (every cell 0.29 away or more)."""
