@@ -222,12 +222,16 @@ def estimate_summary(result: Mapping[str, Any]) -> list[RenderableType]:
             + (f", target {result['target']}" if result.get("target") != "run" else ""))
     level = f"{1 - float(result.get('alpha', 0.05)):.0%}"
     table = _table("metric", "judge", "PPI++", "human only", "n_eff")
+    names = [n for n, m in (result.get("metrics") or {}).items() if "known" not in m]
+    table.columns[0].min_width = max(map(len, names), default=6)  # micro_precision: one line
 
     def cell(part: Any) -> str:
         if not isinstance(part, Mapping):
             return DASH
-        ci = interval(part.get("ci95"), 3)
-        return num(part.get("value"), 4) + (f"\n{ci}" if ci else "")
+        value, ci95 = part.get("value"), part.get("ci95")
+        big = isinstance(value, (int, float)) and abs(value) >= 10  # counts: 1 decimal
+        ci = interval(ci95, 1 if big else 3)
+        return num(value, 1 if big else 4) + (f"\n{ci}" if ci else "")
 
     known = []
     for name, m in (result.get("metrics") or {}).items():
@@ -236,8 +240,9 @@ def estimate_summary(result: Mapping[str, Any]) -> list[RenderableType]:
             continue
         table.add_row(name, cell(m.get("judge")), cell(m.get("ppi")), cell(m.get("human")),
                       num(m.get("n_eff"), 0))
+    tuned = "λ power-tuned" + (" per stratum" if d.get("kind") == "stratified" else "")
     lines = [f"{level} intervals; PPI++: the judge's values corrected by the checked items "
-             "(λ tuned per stratum); human only: the checked items alone"]
+             f"({tuned}); human only: the checked items alone"]
     if known:
         lines.append("known: " + ", ".join(known))
     lines += [f"estimand: {result.get('estimand', '')}", f"limit: {result.get('limit', '')}"]

@@ -146,10 +146,25 @@ def estimate(record: Any, labels: Sequence[ItemLabel], *, run_sha256: str | None
             "alpha": alpha, "estimand": ESTIMAND, "limit": DORNER}
 
 
+def label_truths(record: Any, labels: Sequence[ItemLabel]) -> list[Any]:
+    """Each label's :class:`judge.tasks.humantruth.ItemTruth` (its matches, for the report),
+    aligned with ``labels`` — labels :func:`estimate` has accepted for ``record``."""
+    from judge.tasks.registry import get_task
+
+    task = get_task(record.task)
+    rows = {r.id: r for r in task.rows(record)}
+    return [task.item_truth(lab.item_id, *task.row_strings(rows[lab.item_id]), lab.truth,
+                            lab.place) for lab in labels]
+
+
 def estimate_run_dir(run: Path, human: Path, target: str = "run",
-                     alpha: float = 0.05) -> dict[str, Any]:
+                     alpha: float = 0.05) -> tuple[dict[str, Any], Any, list[ItemLabel]]:
     """:func:`estimate` of a stored run directory and an item labels file or ``labels.db``;
     the result also names the run and the labels (path and sha256).
+
+    Returns:
+        ``(result, record, labels)``: the estimate, the run and the item labels read (this
+        run's; for the report of the checked items, :func:`label_truths`).
 
     Raises:
         InputError: as :func:`judge.record.store.load_run`,
@@ -166,7 +181,7 @@ def estimate_run_dir(run: Path, human: Path, target: str = "run",
                       target=target, alpha=alpha)
     result["run"] = {"path": str(run), "sha256": run_sha256(run)}
     result["human_labels"] = {"path": str(human), "sha256": io.file_sha256(human)}
-    return result
+    return result, record, labels
 
 
 def ratio_note(result: Mapping[str, Any]) -> str:

@@ -62,7 +62,8 @@ def render_report_file(record: RunRecord, name: str, out: IO[str]) -> None:
 
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
                 blind: bool = False, human: Sequence[Path] = (),
-                out: IO[str] | None = None, seed: int = 0) -> str:
+                out: IO[str] | None = None, seed: int = 0,
+                item_checks: tuple[Sequence[Any], Sequence[Any], str] | None = None) -> str:
     """The self-contained HTML report.
 
     The page data is produced as a stream: the verdicts are read one at a time from the run's
@@ -79,6 +80,9 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
             (:func:`judge.runs.review.with_human_labels`).
         out: write the page to this text file and return ""; None = return the page.
         seed: a blind page's seed of its random item order (any int).
+        item_checks: ``(labels, truths, source)`` of human-checked items, marked on the page
+            with each reviewer's matching beside the judge's
+            (:func:`judge.runs.itemchecks.with_item_checks`; not on a blind page).
 
     Raises:
         ValueError: ``near`` outside [0, 1].
@@ -101,6 +105,10 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
 
         data, unmatched = with_human_labels(data, human)
         data["header"]["human_unmatched"] = unmatched
+    if item_checks is not None and not blind:
+        from judge.runs.itemchecks import with_item_checks
+
+        data = with_item_checks(data, *item_checks)
     if blind:
         from judge.runs.review import blind as make_blind
 

@@ -21,9 +21,10 @@ import pytest
 import judge
 from judge.calibration.labelsdb import LabelsDB
 from metrics import fuzzy_prf, ppi_mean
+from tests.browser import browser  # noqa: F401 (a fixture)
 from tests.clirun import run_cli
 from tests.fake_openai import FakeOpenAIServer
-from tests.review_server import item_strings, write_items, write_table
+from tests.review_server import cell_score, item_strings, write_items, write_table
 
 N = 12
 LABELLED = [1, 2, 3, 5, 6, 7, 9, 10]  # 8 of the 12 items
@@ -244,6 +245,51 @@ def test_labels_export_items_round_trips_and_keeps_runs_apart(run: Path,
     assert not (tmp_path / "e2").exists()
     res = run_cli("labels", "export", tmp_path / "h.jsonl", "--items", "-o", tmp_path / "x")
     assert res.returncode == 2 and not (tmp_path / "x").exists()
+
+
+def test_report_marks_the_checked_items(run: Path, tmp_path: Path,
+                                        browser: Any) -> None:  # noqa: F811
+    """estimate's report.html: the 8 checked items marked, each reviewer's matching beside the
+    judge's (positions in the item's heatmap), a queue of them; in headless Chromium the
+    badges, the queue tab and the human-only/judge-only lists show."""
+    from selenium.webdriver.common.by import By
+
+    labels = _labels(tmp_path / "h.jsonl")
+    res = run_cli("estimate", run, "--human", labels, "--out", tmp_path / "est")
+    assert res.returncode == 0, res.stderr
+    page = tmp_path / "est" / "report.html"
+    html = page.read_text("utf-8")
+    data = json.loads(html.split('<script type="application/json" id="data">', 1)[1]
+                      .split("</script>")[0])
+    tau = json.loads((run / "config.json").read_text("utf-8"))["tau"]
+    checks = data["item_checks"]
+    by_id = {c["id"]: c for c in checks.values()}
+    assert sorted(by_id) == sorted(f"item-{k}" for k in LABELLED)
+    for k in LABELLED:
+        c = by_id[f"item-{k}"]
+        # item_strings: prediction i and gold i name the same thing; the labels accept the
+        # first k % 4 diagonal pairs; the table judge's off-diagonal scores are <= 0.70, so
+        # at τ 0.7 it matches the diagonal cells scored above τ
+        assert c["reviewers"] == [{"reviewer": "", "human": [[i, i] for i in range(k % 4)],
+                                   "value": k % 4}]
+        assert c["judge"] == [[i, i] for i in range(3) if cell_score(k, i, i) > tau]
+    assert len(data["queues"]["human_checked"]) == 8
+    from tests.browser import driver
+
+    d = driver()
+    try:
+        d.get(page.as_uri())
+        badges = d.find_elements(By.CSS_SELECTOR, ".item.checked .badge")
+        assert len(badges) == 8
+        tab = next(b for b in d.find_elements(By.CSS_SELECTOR, ".tab")
+                   if b.text.startswith("Human-checked items"))
+        assert tab.text == "Human-checked items (8)"
+        row = d.find_element(By.CSS_SELECTOR, "#item-1 .human-check").text
+        preds, truths = item_strings(1)
+        assert f"{preds[0]} ↔ {truths[0]}" in row
+        assert f"judge only: {preds[1]} ↔ {truths[1]} · {preds[2]} ↔ {truths[2]}" in row
+    finally:
+        d.quit()
 
 
 def _banded(k: int, i: int, j: int) -> float:
