@@ -5,7 +5,7 @@ Three populations, each judged by the embedded ``local`` judge at τ 0.7 and ful
 people, so the all-items human value (the estimand) is known:
 
 * ``am2ico-items``: 125 selection items of 4 English words (gold) and their 4 Chinese words
-  (predictions) from ``examples/am2ico_word_pairs.tsv`` (AM2iCo dev, Liu et al. 2021); the
+  (predictions), ``examples/am2ico_items.jsonl`` (AM2iCo dev, Liu et al. 2021); the
   human matches are the pairs the annotators labelled "same meaning in context"; the judge
   sees the words without their contexts, so it errs where the context decides.
 * ``am2ico-1x1``: the 500 pairs as 1×1 items: the human pass rate.
@@ -47,20 +47,19 @@ def am2ico_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
-def am2ico_items(group: int = 4) -> tuple[list[dict[str, Any]], dict[str, list[list[str]]]]:
-    """Items of ``group`` pairs each (pairs whose words repeat inside an item are skipped, so
-    the matches are one-to-one) and their human matches."""
-    items, human = [], {}
-    rows = am2ico_rows()
-    for k in range(0, len(rows) - group + 1, group):
-        part = rows[k:k + group]
-        if len({r["pred"] for r in part}) < group or len({r["truth"] for r in part}) < group:
-            continue
-        item_id = f"a{k // group}"
-        items.append({"id": item_id, "pred": [r["pred"] for r in part],
-                      "truth": [r["truth"] for r in part]})
-        human[item_id] = [[r["pred"], r["truth"]] for r in part if r["label"] == "1"]
-    return items, human
+def am2ico_items() -> tuple[list[dict[str, Any]], dict[str, list[list[str]]]]:
+    """``examples/am2ico_items.jsonl`` (items of 4 consecutive pairs whose words do not repeat,
+    built by ``scripts/make_examples.py``) and the annotators' matches of every item
+    (``examples/am2ico_items_human.jsonl``)."""
+    import json
+
+    def lines(name: str) -> list[dict[str, Any]]:
+        text = (REPO / "examples" / name).read_text(encoding="utf-8")
+        return [json.loads(x) for x in text.splitlines()]
+
+    items = [{"id": r["id"], "pred": r["pred"], "truth": r["truth"]}
+             for r in lines("am2ico_items.jsonl")]
+    return items, {r["id"]: r["matches"] for r in lines("am2ico_items_human.jsonl")}
 
 
 def am2ico_single() -> tuple[list[dict[str, Any]], dict[str, list[list[str]]]]:

@@ -5,7 +5,11 @@ Usage:  python scripts/make_examples.py [--data ../shared/data]
 * examples/glossary_en_zh.jsonl from Multi-SimLex en–zh (CC-BY 4.0, Vulić et al. 2020);
 * examples/am2ico_word_pairs.tsv from AM2iCo en–zh dev (CC-BY 4.0, Liu et al. 2021): the
   target words marked ``<word>…</word>`` in each context pair, with the human label
-  (T = same meaning in context → 1, F → 0).
+  (T = same meaning in context → 1, F → 0);
+* examples/am2ico_items.jsonl (selection items of 4 of those pairs) with
+  examples/am2ico_items_human.jsonl (every item's matches by the AM2iCo annotators) and
+  examples/am2ico_items_human40.jsonl (40 of those items, a seeded uniform sample): the
+  tutorial's "label 40 items" and ``benchmarks/ppi_coverage.py``.
 
 A small cross-lingual selection task like the IFPUG one (Chinese predictions, English gold):
 each item takes 4 held-out concept pairs (pair_id % 10 == 0, never used to fit the local
@@ -45,6 +49,33 @@ def make_am2ico(data: Path) -> None:
     print(f"wrote {out}")
 
 
+def make_am2ico_items(group: int = 4, sample: int = 40) -> None:
+    """Selection items of ``group`` consecutive AM2iCo word pairs (Chinese predictions, English
+    gold; items whose words repeat are skipped, so matches are one-to-one), the annotators'
+    matches of every item (the pairs labelled 1), and a seeded uniform sample of ``sample``
+    items' matches."""
+    with open(REPO / "examples" / "am2ico_word_pairs.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    items, human = [], []
+    for k in range(0, len(rows) - group + 1, group):
+        part = rows[k:k + group]
+        if len({r["pred"] for r in part}) < group or len({r["truth"] for r in part}) < group:
+            continue
+        item_id = f"am2ico-{k // group + 1:03d}"
+        items.append({"id": item_id, "pred": [r["pred"] for r in part],
+                      "truth": [r["truth"] for r in part],
+                      "am2ico_dev_lines": [int(r["am2ico_dev_line"]) for r in part]})
+        human.append({"id": item_id, "matches": [[r["pred"], r["truth"]] for r in part
+                                                 if r["label"] == "1"]})
+    chosen = sorted(random.Random(sample).sample(range(len(human)), sample))
+    for name, lines in (("am2ico_items.jsonl", items), ("am2ico_items_human.jsonl", human),
+                        (f"am2ico_items_human{sample}.jsonl", [human[k] for k in chosen])):
+        out = REPO / "examples" / name
+        out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                       encoding="utf-8")
+        print(f"wrote {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
@@ -70,6 +101,7 @@ def main() -> None:
                                 ensure_ascii=False) + "\n")
     print(f"wrote {out}")
     make_am2ico(args.data)
+    make_am2ico_items()
 
 
 if __name__ == "__main__":
