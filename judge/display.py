@@ -520,17 +520,20 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
                 f"{num(st.get('population'))} pairs "
                 f"({num(st.get('labelled'))} labelled + pool), labels weighted over "
                 f"{len(st.get('strata') or [])} score strata; τ̂ {num(st.get('tau'), 3)} "
-                f"(95% CI {interval(st.get('tau_ci95'), 3) or DASH}); {objective} expected to "
-                f"be lost by using τ̂ {DASH if loss is None else num(loss, 4)} (target "
-                f"{num(st.get('target_loss'), 4)}: {reached})"))
+                f"(95% CI {interval(st.get('tau_ci95'), 3) or DASH}); {objective} lost by "
+                f"using τ̂: {DASH if loss is None else num(loss, 4)} expected, at most "
+                f"{num(st.get('loss_upper'), 4)} with probability "
+                f"{num(st.get('loss_level'), 2)} (target {num(st.get('target_loss'), 4)}: "
+                f"{reached})"))
         if r.get("tau") is None:
             why = " (all scores equal)" if r.get("roc_auc") is not None else ""
             out.append(Text(f"{jid}: τ undefined{why}"
                             + (f" — {r['note']}" if r.get("note") else "")))
     sug = result.get("suggestions")
     if sug:
-        stops = {"target reached": ": the loss of using τ̂ is within the target and every "
-                 "stratum holds its minimum of labels, labelling can stop",
+        stops = {"target reached": ": the loss of using τ̂ is within the target with "
+                 "probability 0.9 and every stratum holds its minimum of labels, labelling "
+                 "can stop",
                  "τ undefined": ": τ is undefined for this judge (see above)"}
         out.append(Text(f"suggested {num(sug.get('written'))} of {num(sug.get('requested'))} "
                         "pairs to label" + stops.get(sug.get("stop") or "", "")))

@@ -149,33 +149,69 @@ def rates_from_counts(tp: Any, fp: Any, fn: Any, tn: Any, zero_division: float =
         >>> [round(float(x), 4) for x in r["f1"]], [float(x) for x in r["accuracy"]]
         ([0.8, 0.6667], [0.75, 0.75])
     """
+    return {name: rate_from_counts(name, tp, fp, fn, tn, zero_division, n, n_pos)
+            for name in RATES}
+
+
+RATES = ("tp", "fp", "fn", "tn", "precision", "recall", "f1", "kappa", "accuracy", "tpr",
+         "fpr", "youden")
+"""The names :func:`rates_from_counts` returns."""
+
+
+def rate_from_counts(name: str, tp: Any, fp: Any, fn: Any, tn: Any,
+                     zero_division: float = 0.0, n: Any = None, n_pos: Any = None
+                     ) -> np.ndarray:
+    """One rate of :func:`rates_from_counts`, computing only it (a bootstrap's matrix of
+    sweeps needs its objective alone).
+
+    Args:
+        name: one of :data:`RATES`.
+        tp, fp, fn, tn, zero_division, n, n_pos: as :func:`rates_from_counts`.
+
+    Returns:
+        An array of the counts' broadcast shape (floats, the counts as given).
+
+    Raises:
+        ValueError: an unknown name.
+
+    Examples:
+        >>> round(float(rate_from_counts("f1", 2, 1, 0, 1)), 4)
+        0.8
+    """
     tp, fp, fn, tn = np.broadcast_arrays(*(np.asarray(x) for x in (tp, fp, fn, tn)))
+    counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
+    if name in counts:
+        return counts[name]
     if n is None:
         n = tp + fp + fn + tn
     if n_pos is None:
         n_pos = tp + fn
-    n_neg = n - n_pos
 
-    def ratio(num: np.ndarray, den: Any) -> np.ndarray:
-        den_arr = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
-        out = np.full(num.shape, float(zero_division))
-        nz = den_arr > 0
-        out[nz] = num[nz] / den_arr[nz]
+    def ratio(num: Any, den: Any) -> np.ndarray:
+        num_arr = np.asarray(num, dtype=np.float64)
+        den_arr = np.broadcast_to(np.asarray(den, dtype=np.float64), num_arr.shape)
+        out = np.full(num_arr.shape, float(zero_division))
+        np.divide(num_arr, den_arr, out=out, where=den_arr > 0)
         return out
 
-    tpr = ratio(tp.astype(np.float64), n_pos)
-    fpr = ratio(fp.astype(np.float64), n_neg)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        po = (tp + tn) / n
-        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
-        kappa = np.where(pe < 1.0, (po - pe) / (1.0 - pe), np.nan)
-    return {
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-        "precision": ratio(tp.astype(np.float64), tp + fp), "recall": tpr,
-        "f1": ratio(2.0 * tp, 2 * tp + fp + fn), "kappa": kappa,
-        "accuracy": ratio((tp + tn).astype(np.float64), n), "tpr": tpr, "fpr": fpr,
-        "youden": tpr - fpr,
-    }
+    if name == "precision":
+        return ratio(tp, tp + fp)
+    if name in ("recall", "tpr"):
+        return ratio(tp, n_pos)
+    if name == "fpr":
+        return ratio(fp, n - n_pos)
+    if name == "youden":
+        return ratio(tp, n_pos) - ratio(fp, n - n_pos)
+    if name == "f1":
+        return ratio(2.0 * tp, 2 * tp + fp + fn)
+    if name == "accuracy":
+        return ratio(tp + tn, n)
+    if name == "kappa":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            po = (tp + tn) / n
+            pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
+            return np.asarray(np.where(pe < 1.0, (po - pe) / (1.0 - pe), np.nan))
+    raise ValueError(f"unknown rate {name!r}; expected one of {RATES}")
 
 
 def threshold_sweep(scores: Any, labels: Any, zero_division: float = 0.0) -> list[ThresholdPoint]:

@@ -156,3 +156,35 @@ def start(args: list[str], cwd: Path, timeout: float = 120.0) -> Server:
         page = r.read().decode()
     token = json.loads(re.search(r'id="config">(.*?)</script>', page, re.S).group(1))["token"]  # type: ignore[union-attr]
     return Server(proc, base, token)
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now (for a server that must come back on the same port)."""
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = int(s.getsockname()[1])
+    s.close()
+    return port
+
+
+def serve_on(run: Path, db: Path, port: int, *more: str) -> subprocess.Popen[str]:
+    """``simjudge review RUN --labels DB --port PORT MORE…`` on a fixed port (a restart must
+    keep the page's URL); returns once it listens."""
+    proc = subprocess.Popen([*CLI, "review", str(run), "--labels", str(db), "--port",
+                             str(port), *more], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = ""
+    while "http://" not in line:
+        line = proc.stdout.readline()
+        assert line or proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    return proc
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Stop a server started by :func:`serve_on` (SIGTERM) and wait for it."""
+    proc.terminate()
+    proc.wait(10)
+

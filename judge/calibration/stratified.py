@@ -12,7 +12,8 @@ the strata between τ̂ and those τ*s, a few to the strata that only move the o
 τ̂ is the objective-best cut of the **inverse-probability weighted** sweep (a label counts
 ``N_h / n_h`` times; strata collapsed to ``MIN_PER_STRATUM`` labels, :meth:`Design.groups`), its
 interval a **stratified bootstrap** (:mod:`judge.calibration.sweepboot`), the stopping rule's
-loss (:func:`decision_loss`) the bootstrap mean of ``objective_b(τ*_b) − objective_b(τ̂)``. Only
+loss (:func:`decision_loss`) a posterior over the unlabelled pairs' labels
+(:mod:`judge.calibration.posterior`): stop when it is within the target with probability 0.9. Only
 *how many* labels a stratum gets adapts, never which pairs, so the weights stay right and τ̂
 unbiased. Assumption: the labels in hand are a random sample of their strata.
 """
@@ -24,8 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from judge.calibration.posterior import posterior_regrets
 from judge.calibration.regretshares import regret_shares
 from judge.calibration.sweepboot import (
+    STOP_LEVEL,
     LossEstimate,
     Resamples,
     TauEstimate,
@@ -183,19 +186,24 @@ def stratified_tau(scores: NDArray[np.float64], design: Design, objective: str =
 
 def decision_loss(scores: NDArray[np.float64], design: Design, objective: str = "f1",
                   n_boot: int = 200, seed: int = 0) -> LossEstimate:
-    """The objective expected to be lost by using τ̂ rather than the population's best τ.
+    """The objective expected to be lost by using τ̂ rather than the population's best τ, and
+    the stopping rule's bound on it.
 
-    For each stratified-bootstrap resample ``b`` of the labels (within :meth:`Design.groups`),
-    ``objective_b`` is the objective of the weighted population that resample describes,
-    ``τ*_b`` its best τ (over its own candidates and τ̂), and the loss is ``mean_b
-    objective_b(τ*_b) − objective_b(τ̂)``, the decision's expected regret (Efron & Tibshirani
-    1993 ch. 6; weights: Cochran 1977 ch. 5). τ̂'s interval: the 2.5th–97.5th percentiles of
-    the ``τ*_b`` (the resamples of :func:`stratified_tau` for the same seed).
+    The loss is posterior: ``n_boot`` draws of the unlabelled pairs' labels from each score
+    stratum's Beta posterior complete the population, and each draw's regret is ``objective(τ*)
+    − objective(τ̂)`` on it (:func:`judge.calibration.posterior.posterior_regrets`; Ericson
+    1969, Rubin 1987): ``loss`` is their mean, ``upper`` their :data:`STOP_LEVEL` quantile.
+    Beside it, the stratified bootstrap of the labels (within :meth:`Design.groups`;
+    Efron & Tibshirani 1993 ch. 6, weights: Cochran 1977 ch. 5) gives τ̂'s interval — the
+    2.5th–97.5th percentiles of its resamples' τ*_b, the resamples of :func:`stratified_tau`
+    for the same seed — and the regrets ``objective_b(τ*_b) − objective_b(τ̂)`` the allocation
+    weighs strata by (:func:`loss_shares`; their mean is ``bootstrap_loss``).
 
     Args:
         scores: the population's scores in [0, 1] (NaN = unscored), shape (N,).
         design: the labelled sample; objective: a :data:`metrics.OBJECTIVES` name.
-        n_boot: resamples (0 = loss NaN, interval ``τ̂`` twice); seed: their seed.
+        n_boot: resamples and posterior draws (0 = loss and bound NaN, interval ``τ̂``
+            twice); seed: their seed.
 
     Returns:
         A :class:`LossEstimate` (``benchmarks/active_labelling.py`` times it).
@@ -206,14 +214,23 @@ def decision_loss(scores: NDArray[np.float64], design: Design, objective: str = 
     (tau, at_tau), boot = _bootstrap(scores, design, objective, n_boot, seed)
     met = design.strata_below_minimum() == 0
     n = len(design.labelled)
-    if boot is None or not (boot.ok & np.isfinite(boot.at_tau)).any():
+    if boot is None:
         return LossEstimate(tau, tau, tau, float("nan"), n, met, objective, at_tau, 0, n_boot)
+    draws = posterior_regrets(np.asarray(scores, dtype=np.float64), design.strata,
+                              design.labelled, design.positive, tau, objective, n_boot,
+                              int(np.random.SeedSequence(seed).generate_state(1)[0]))
+    loss = float(draws.mean())
+    upper = float(np.quantile(draws, STOP_LEVEL, method="higher"))
     ok = boot.ok & np.isfinite(boot.at_tau)
+    if not ok.any():
+        return LossEstimate(tau, tau, tau, loss, n, met, objective, at_tau, 0, n_boot,
+                            upper=upper)
     regret = np.maximum(boot.best[ok], boot.at_tau[ok]) - boot.at_tau[ok]
     lo, hi = percentile_ci(boot.taus[boot.ok])
-    return LossEstimate(tau, float(lo), float(hi), float(regret.mean()), n, met, objective,
-                        at_tau, int(ok.sum()), n_boot - int(ok.sum()),
-                        tuple(boot.taus[ok].tolist()), tuple(regret.tolist()))
+    return LossEstimate(tau, float(lo), float(hi), loss, n, met, objective, at_tau,
+                        int(ok.sum()), n_boot - int(ok.sum()), tuple(boot.taus[ok].tolist()),
+                        tuple(regret.tolist()), upper=upper,
+                        bootstrap_loss=float(regret.mean()))
 
 
 def neyman_shares(design: Design) -> NDArray[np.float64]:
@@ -291,7 +308,7 @@ def suggest(design: Design, k: int, seed: int = 0, scores: NDArray[np.float64] |
     counts follow the decision's loss: :func:`loss_shares` of ``estimate``, or of
     :func:`decision_loss` ``(scores, design, objective, n_boot)`` when it is None. Without
     ``scores``, or while τ is undefined (labels of one class), Neyman's shares. Once the loss
-    is at most ``target_loss`` (the stopping rule's), the strata below ``STOP_MINIMUM`` are
+    is within ``target_loss`` (the stopping rule's bound), the strata below ``STOP_MINIMUM`` are
     topped up first, so the rule can hold. ``window``: see :func:`allocate`. ``k = 1`` after
     every label is ``simjudge review``'s sequential design."""
     boot_seed, draw_seed = np.random.SeedSequence(seed).spawn(2)
@@ -306,7 +323,7 @@ def suggest(design: Design, k: int, seed: int = 0, scores: NDArray[np.float64] |
         if estimate is not None and estimate.taus:
             shares = loss_shares(scores, design, estimate)
     confirm = (estimate is not None and target_loss is not None
-               and bool(estimate.loss <= target_loss))
+               and estimate.within(target_loss))
     counts = allocate(design, k, scores, window, shares, STOP_MINIMUM if confirm else None)
     return draw(design, counts, draw_seed)
 

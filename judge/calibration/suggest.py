@@ -173,6 +173,7 @@ class Population:
                          "positive": int(pos[h])})
         pool_failed = int(np.isnan(pool_scores.scores).sum())
         loss = finite_or_none(estimate.loss)
+        upper = finite_or_none(estimate.upper)
         return {
             "pool": {"path": pool.path, "sha256": pool.sha256, "rows": pool.rows,
                      "pairs": len(pool.pairs), "already_labelled": pool.labelled,
@@ -190,10 +191,14 @@ class Population:
             "tau": estimate.tau, "tau_ci95": [estimate.low, estimate.high],
             "tau_ci95_width": round(estimate.high - estimate.low, 6),
             "loss": None if loss is None else round(loss, 6),
-            "loss_definition": f"mean over {estimate.resamples} stratified bootstrap resamples "
-                               f"b of {estimate.objective}_b(τ*_b) − {estimate.objective}_b(τ̂): "
-                               "the objective expected to be lost by using τ̂ "
-                               "(judge/calibration/stratified.py decision_loss)",
+            "loss_upper": None if upper is None else round(upper, 6),
+            "loss_level": estimate.level,
+            "loss_definition": f"over posterior draws of the unlabelled pairs' labels (each "
+                               "score stratum's positive rate from its Beta posterior, "
+                               f"Jeffreys' prior): {estimate.objective}(τ*) − "
+                               f"{estimate.objective}(τ̂) on the completed population; loss = "
+                               f"their mean, loss_upper = their {estimate.level:g} quantile, "
+                               "the stopping rule's (judge/calibration/posterior.py)",
             "loss_resamples": estimate.resamples, "loss_skipped": estimate.skipped,
             "target_loss": target_loss,
             "strata_below_minimum": self.design.strata_below_minimum(),
@@ -220,8 +225,9 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
                      reports: dict[str, Any], seed: int,
                      ) -> tuple[list[dict[str, Any]], str | None]:
     """The ``suggestions.jsonl`` rows for ``active.suggest`` pairs, and why there are none:
-    ``"τ undefined"`` (no judge has a τ) or ``"target reached"`` (every judge's estimated loss
-    is within ``active.target_loss`` and every stratum holds its minimum of labels).
+    ``"τ undefined"`` (no judge has a τ) or ``"target reached"`` (every judge's loss is within
+    ``active.target_loss`` with probability 0.9 and every stratum holds its minimum of
+    labels).
 
     Each judge's strata shares follow its decision's loss
     (:func:`judge.calibration.stratified.loss_shares`); several judges share one design, so
@@ -248,7 +254,7 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
              if est.taus]
     parts = [x / x.sum() for x in parts if x.sum() > 0]
     design = shared.design()
-    confirm = all(s["loss"] is not None and s["loss"] <= active.target_loss
+    confirm = all(s["loss_upper"] is not None and s["loss_upper"] <= active.target_loss
                   for s in strat.values())
     counts = allocate(design, active.suggest, shares=np.mean(parts, axis=0) if parts else None,
                       minimum=STOP_MINIMUM if confirm else None)

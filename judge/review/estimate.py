@@ -41,7 +41,8 @@ class Estimate:
         shares: each score stratum's share of the next labels for the decision's loss
             (:func:`judge.calibration.stratified.loss_shares`), shape (H,); None while τ is
             undefined (the design then uses Neyman's shares).
-        confirm: the loss is within the target: the strata below the stopping rule's minimum
+        confirm: the loss is within the target (the rule's bound): the strata below the
+            stopping rule's minimum
             (:data:`judge.calibration.stratified.STOP_MINIMUM`) are topped up first.
     """
 
@@ -64,7 +65,9 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
     Returns:
         An :class:`Estimate` whose ``page`` is ``{"available", "labels", "positives",
         "target_loss", "objective", "strata", "min_per_stratum"}`` plus ``"tau", "low",
-        "high", "loss", "minimums_met", "stop"`` when available, else ``"why"``.
+        "high", "loss", "loss_upper", "upper_level", "minimums_met", "stop"`` when
+        available (the loss's posterior mean and the rule's bound: the loss is at most
+        ``loss_upper`` with probability ``upper_level``), else ``"why"``.
     """
     from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss, loss_shares
 
@@ -81,11 +84,12 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
     except ValueError as exc:
         return Estimate({**base, "why": str(exc)})
     loss = None if math.isnan(est.loss) else max(0.0, float(est.loss))
+    upper = None if math.isnan(est.upper) else max(0.0, float(est.upper))
     page = {**base, "available": True, "tau": est.tau, "low": est.low, "high": est.high,
-            "loss": loss, "minimums_met": bool(est.minimums_met),
-            "stop": bool(loss is not None and est.stop(job.target_loss))}
+            "loss": loss, "loss_upper": upper, "upper_level": est.level,
+            "minimums_met": bool(est.minimums_met), "stop": est.stop(job.target_loss)}
     shares = loss_shares(scores, design, est) if est.taus else None
-    return Estimate(page, shares, bool(loss is not None and loss <= job.target_loss))
+    return Estimate(page, shares, est.within(job.target_loss))
 
 
 def agreement(votes: Mapping[int, Mapping[str, Event]], graded: bool) -> dict[str, Any]:

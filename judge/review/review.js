@@ -128,24 +128,46 @@ function drawProgress(pr) {
     const tr = el("tr", null, name === reviewer ? "me" : ""); [name, c.labels, c.skips].forEach(x => tr.appendChild(el("td", x))); t.appendChild(tr);
   });
 }
+// The stop banner never changes silently: once it has said "you can stop", a later estimate
+// that no longer meets the rule replaces it with the reason (what changed, and since when).
+let stopShown = null;  // {labels, upper} of the estimate that last met the rule
+function lossLine(e) {
+  return objName(e.objective) + " lost by using τ̂: " + fmt(e.loss, 4) + " expected, " + fmt(e.loss_upper, 4) + " at most with " + Math.round(100 * e.upper_level) + " % probability";
+}
+function withdrawnWhy(e, was) {
+  const since = e.labels === was.labels ? "" : " (" + was.labels + " → " + e.labels + " labelled pairs)";
+  if (!e.available) return "the estimate is no longer available: " + (e.why || "?") + since;
+  if (!e.minimums_met) return "a stratum is below its minimum of " + e.min_per_stratum + " labels again (an undo?)" + since;
+  return "the upper bound of the " + objName(e.objective) + " lost rose from " + fmt(was.upper, 4) + " to " + fmt(e.loss_upper, 4) + ", above the target " + e.target_loss + since;
+}
+function drawStop(e) {
+  const stop = $("stop-banner");
+  if (e && e.available && e.stop) {
+    const again = stopShown === null && stop.dataset.state === "withdrawn" ? " (met again)" : "";
+    stopShown = {labels: e.labels, upper: e.loss_upper};
+    stop.textContent = "Enough labels" + again + ": the " + objName(e.objective) + " lost by using τ̂ = " + fmt(e.tau) + " is at most " + fmt(e.loss_upper, 4) + " ≤ " + e.target_loss + " with " + Math.round(100 * e.upper_level) + " % probability. You can stop; more labels still count.";
+    stop.dataset.state = "stop"; stop.className = "banner done";
+  } else if (stopShown !== null) {
+    stop.textContent = "“You can stop” (shown at " + stopShown.labels + " labelled pairs) is withdrawn: " + withdrawnWhy(e || {available: false, why: "no estimate"}, stopShown) + ". Keep labelling.";
+    stop.dataset.state = "withdrawn"; stop.className = "banner"; stopShown = null;
+  } else if (stop.dataset.state !== "withdrawn") {
+    stop.dataset.state = ""; stop.className = "banner hidden";
+  }
+}
 function drawEstimate(e) {
   const box = $("estimate"); box.textContent = "";
-  const stop = $("stop-banner");
+  drawStop(e);
   if (!e) { box.appendChild(el("div", "computed after the first labels…", "legend")); return; }
   if (!e.available) {
     box.appendChild(el("div", e.why || "not available", "legend"));
     if (e.labels !== undefined) box.appendChild(el("div", e.labels + " labelled pairs, " + e.positives + " positive"));
-    stop.classList.add("hidden"); return;
+    return;
   }
   box.appendChild(el("div", "τ̂ = " + fmt(e.tau), "big"));
   box.appendChild(el("div", "95 % interval [" + fmt(e.low) + ", " + fmt(e.high) + "] (reported, not the stopping rule)"));
-  box.appendChild(el("div", "expected " + objName(e.objective) + " lost by using τ̂: " + fmt(e.loss, 4) + " (target ≤ " + e.target_loss + ")"));
+  box.appendChild(el("div", lossLine(e) + " (stop when ≤ " + e.target_loss + ")"));
   box.appendChild(el("div", e.labels + " labelled pairs, " + e.positives + " positive; " + e.strata + " strata, " + (e.minimums_met ? "each with its minimum of " + e.min_per_stratum + " labels" : "not every stratum has " + e.min_per_stratum + " labels yet")));
   box.appendChild(el("div", e.stop ? "stopping rule met" : "stopping rule not met yet", e.stop ? "stop-yes" : "stop-no"));
-  if (e.stop) {
-    stop.textContent = "Enough labels: the " + objName(e.objective) + " lost by using τ̂ = " + fmt(e.tau) + " is estimated at " + fmt(e.loss, 4) + " ≤ " + e.target_loss + ". You can stop; more labels still count.";
-    stop.classList.remove("hidden");
-  } else stop.classList.add("hidden");
 }
 function drawAgreement(a) {
   const box = $("agreement"); box.textContent = "";
@@ -222,5 +244,6 @@ $("reviewer-form").addEventListener("submit", (ev) => {
 });
 $("reviewer-change").addEventListener("click", askReviewer);
 setInterval(() => { if (reviewer && document.visibilityState === "visible") refreshStats(); }, 15000);
+window.__simjudgeDrawEstimate = drawEstimate;  // what /api/stats feeds; tests feed it sequences
 if (reviewer) { $("reviewer-name").textContent = reviewer; loadNext(); } else askReviewer();
 })();

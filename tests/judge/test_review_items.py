@@ -8,7 +8,6 @@ hand truth the reviewer plays). Every check reads back the labels database."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import time
 from collections import Counter
@@ -21,9 +20,8 @@ from judge.calibration.itemevents import current_item_labels
 from judge.calibration.labelsdb import LabelsDB
 from judge.review.items import FIRST_PER_STRATUM, design_order
 from tests.browser import browser, driver  # noqa: F401 (browser: a fixture)
-from tests.cli_runs import CLI, ENV
 from tests.clirun import run_cli
-from tests.review_server import is_match, write_table_run
+from tests.review_server import free_port, is_match, serve_on, stop, write_table_run
 
 
 def _wait(d: Any, condition: Any, timeout: float = 30.0) -> Any:
@@ -40,31 +38,8 @@ def _probe(d: Any) -> dict[str, Any]:
     return d.execute_script("return window.__simjudgeItems || null;") or {}
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
-
-
 def _serve(run: Path, db: Path, port: int, *more: str) -> subprocess.Popen[str]:
-    """``simjudge review RUN --items`` on a fixed port (a restart must keep the page's URL);
-    returns once it listens."""
-    proc = subprocess.Popen([*CLI, "review", str(run), "--items", "--labels", str(db),
-                             "--port", str(port), *more], env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = ""
-    while "http://" not in line:
-        line = proc.stdout.readline()
-        assert line or proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-    return proc
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    proc.wait(10)
+    return serve_on(run, db, port, "--items", *more)
 
 
 def _shown(d: Any) -> tuple[str, list[str], list[str]]:
@@ -103,7 +78,7 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(browser: Any, tmp_path: P
     from selenium.webdriver.common.keys import Keys
 
     run, _ = write_table_run(tmp_path, 12)
-    db, port = tmp_path / "labels.db", _free_port()
+    db, port = tmp_path / "labels.db", free_port()
     proc = _serve(run, db, port)
     d = driver()
     try:
@@ -123,7 +98,7 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(browser: Any, tmp_path: P
         _wait(d, lambda x: _probe(x).get("shown", 0) >= 11)
         eleventh, _, _ = _shown(d)
         typed = _link_truth(d)
-        _stop(proc)
+        stop(proc)
         before = _probe(d)["submitted"]
         _keys(d, Keys.ENTER)  # sent while the server is down: kept, retried
         _wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
@@ -135,7 +110,7 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(browser: Any, tmp_path: P
         assert est[0].get_attribute("data-metric") == "micro_f1"
     finally:
         d.quit()
-        _stop(proc)
+        stop(proc)
     with LabelsDB(db, create=False) as labels:
         events = labels.item_events()
     standing = current_item_labels(events)
@@ -160,7 +135,7 @@ def test_bad_requests_store_nothing(tmp_path: Path) -> None:
     from tests.review_server import Server
 
     run, _ = write_table_run(tmp_path, 6)
-    db, port = tmp_path / "labels.db", _free_port()
+    db, port = tmp_path / "labels.db", free_port()
     proc = _serve(run, db, port)
     try:
         import urllib.request
@@ -181,7 +156,7 @@ def test_bad_requests_store_nothing(tmp_path: Path) -> None:
                            token=False)
         assert status == 403
     finally:
-        _stop(proc)
+        stop(proc)
     with LabelsDB(db, create=False) as labels:
         assert labels.item_events() == []
 
