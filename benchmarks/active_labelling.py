@@ -350,8 +350,9 @@ def plot(path: Path, every: dict[str, dict[str, list[Curve]]], target: float,
         ax.set_ylim(0, 0.08)
         ax.set_title(name)
         ax.set_xlabel("labels")
-        ax.set_ylabel("F1 lost by using τ̂")
-        ax.legend()
+        ax.set_ylabel("F1 lost by using the estimated τ")
+        if ax is axes[0][0]:
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 

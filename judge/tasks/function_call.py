@@ -44,6 +44,7 @@ from judge.tasks.fccalls import FORMATS, checkable
 from judge.tasks.fccolumns import COLUMNS, SEED_COLUMNS, present
 from judge.tasks.fcformats import Unparseable, canonical_gold_calls, openai_tool_calls, seed_calls
 from judge.tasks.fcoptions import FunctionCallOptions
+from judge.tasks.humantruth import CorrectnessLabels
 from judge.tasks.views import calls_view
 from metrics import fc_score_items
 from metrics.fc_check import ERROR_TYPES, check_item, names_match
@@ -191,7 +192,7 @@ def _seed_gold(item: Item, fmt: str) -> list[dict[str, Any]]:
         item.truth)
 
 
-class FunctionCallTask(Task[FunctionCallRow]):
+class FunctionCallTask(CorrectnessLabels, Task[FunctionCallRow]):
     """Function calls against gold calls (BFCL's checker and seed 003's metrics)."""
 
     name = "function-call"
@@ -205,6 +206,8 @@ class FunctionCallTask(Task[FunctionCallRow]):
     extractors = (io.call_list, io.call_list)
     judge_role = "arg_judge"
     Options = FunctionCallOptions
+    human_metrics = (("accuracy", "correct"), ("fn_acc_all", "fn_acc_all"))
+    """Metrics a person's verdict grounds (fn_acc_name and text overlap use no judge)."""
 
     def load(self, source: Source, options: Any = None) -> list[Item]:
         """Items in ``options.format`` (:func:`load_fc_items`).

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from judge.errors import InputError
 
@@ -164,3 +164,73 @@ def selection_columns(rows: Sequence[Any], truths: Mapping[int, Sequence[ItemTru
             factor = n if name == "tp_fuzzy" else n / denominator
             cols.append(HumanColumn(name, dict(human_h), list(judge_m), factor))
     return cols
+
+
+def correctness_truth(item_id: str, label: Mapping[str, Any], place: LabelPlace) -> ItemTruth:
+    """Check a function-call item's label: ``{"correct": true|false}`` — whether a person
+    accepts the predicted calls as the gold ones (names and every argument).
+
+    Raises:
+        InputError: no ``correct``, a ``correct`` that is not a boolean, or ``matches``/
+            ``match`` given instead (field named).
+    """
+    if "correct" not in label:
+        raise place.error(f'item {item_id!r} is a function-call item: its label is "correct": '
+                          "true|false", "correct")
+    if not isinstance(label["correct"], bool):
+        raise place.error(f"expected true or false, got {label['correct']!r}", "correct")
+    extra = sorted(set(label) - {"correct"})
+    if extra:
+        raise place.error(f"a function-call item's label holds \"correct\" only, not "
+                          f"{', '.join(map(repr, extra))}", extra[0])
+    return ItemTruth(float(label["correct"]))
+
+
+class CorrectnessLabels:
+    """Item labels of a task whose items are right or wrong as a whole (function calls): the
+    :class:`judge.tasks.base.Task` hooks a mixin gives it, reading ``human_metrics``.
+
+    Attributes:
+        human_metrics: ``(metric name, row field)`` pairs: the field holds the run's per-item
+            value of the metric, the judge's prediction of the share of reviewers who accept
+            the item (function calls: ``accuracy`` ← ``correct``, BFCL's checker with the
+            argument judge; ``fn_acc_all`` ← seed 003's name-and-arguments accuracy).
+    """
+
+    human_metrics: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def item_truth(self, item_id: str, pred: Any, truth: Any, label: Mapping[str, Any],
+                   place: LabelPlace) -> ItemTruth:
+        """A person's verdict on one item: ``{"correct": true|false}``
+        (:func:`correctness_truth`)."""
+        return correctness_truth(item_id, label, place)
+
+    def row_strings(self, row: Any) -> tuple[Any, Any]:
+        """What a reviewer compares: the row's predicted and gold calls."""
+        return getattr(row, "pred_calls", None), getattr(row, "gold_calls", None)
+
+    def human_columns(self, rows: Sequence[Any], truths: Mapping[int, Sequence[ItemTruth]],
+                      params: Any) -> list[HumanColumn]:
+        """One column per :attr:`human_metrics` entry (:func:`correctness_columns`)."""
+        return correctness_columns(rows, truths, {
+            name: [float(getattr(r, field)) for r in rows]
+            for name, field in self.human_metrics})
+
+
+def correctness_columns(rows: Sequence[Any], truths: Mapping[int, Sequence[ItemTruth]],
+                        judged: Mapping[str, Sequence[float]]) -> list[HumanColumn]:
+    """The human columns of a function-call run: each metric in ``judged`` is a mean over
+    items whose human value is the share of reviewers who accept the item's calls (1 = all
+    correct).
+
+    Args:
+        rows: the run's rows, in run order.
+        truths: row index → each reviewer's truth of that item.
+        judged: metric name → the run's per-item value, the judge's prediction of it (e.g.
+            ``accuracy``: 1.0 when BFCL's checker, with the argument judge, passes the item;
+            ``fn_acc_all``: seed 003's name-and-arguments accuracy).
+    """
+    human = {k: sum(t.value for t in ts) / len(ts) for k, ts in truths.items()}
+    return [HumanColumn(name, dict(human), [float(v) for v in values])
+            for name, values in judged.items() if len(values) == len(rows)]
+

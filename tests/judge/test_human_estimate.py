@@ -292,6 +292,37 @@ def test_report_marks_the_checked_items(run: Path, tmp_path: Path,
         d.quit()
 
 
+def test_function_call_items_are_labelled_correct_or_not(tmp_path: Path) -> None:
+    """A function-call run: labels say whether a person accepts an item's calls; accuracy and
+    fn_acc_all get the three estimates (the run's per-item verdicts predict the human one),
+    fn_acc_name (no judge) is known; a selection-style label is refused, exit 2."""
+    res = run_cli("eval", "examples/function_call_openai.jsonl", "--task", "function-call",
+                  "--format", "openai", "--out", tmp_path / "run", "--bootstrap", "200")
+    assert res.returncode == 0, res.stderr
+    rows = _rows(tmp_path / "run")
+    f = [float(r["correct"]) for r in rows]
+    # six items checked; the person also accepts oa-04 (say, a value the checker is strict on)
+    checked = {r["id"]: bool(r["correct"]) or r["id"] == "oa-04" for r in rows[:6]}
+    human = tmp_path / "fc.jsonl"
+    human.write_text("".join(json.dumps({"id": k, "correct": v}) + "\n"
+                             for k, v in checked.items()), encoding="utf-8")
+    got = judge.estimate(tmp_path / "run", human)
+    m = got["metrics"]
+    want = ppi_mean([float(v) for v in checked.values()], f[:6], f)
+    assert m["accuracy"]["ppi"]["value"] == pytest.approx(want.value, abs=1e-12)
+    assert m["accuracy"]["ppi"]["ci95"] == pytest.approx(list(want.ci), abs=1e-12)
+    assert m["accuracy"]["judge"]["value"] == pytest.approx(0.3)
+    fn_all = [float(r["fn_acc_all"]) for r in rows]
+    want_all = ppi_mean([float(v) for v in checked.values()], fn_all[:6], fn_all)
+    assert m["fn_acc_all"]["ppi"]["value"] == pytest.approx(want_all.value, abs=1e-12)
+    assert "known" in m["fn_acc_name"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "oa-01", "matches": []}) + "\n", encoding="utf-8")
+    res = run_cli("estimate", tmp_path / "run", "--human", bad, "--out", tmp_path / "e")
+    assert res.returncode == 2 and "bad.jsonl:1" in res.stderr and "correct" in res.stderr
+    assert not (tmp_path / "e").exists()
+
+
 def _banded(k: int, i: int, j: int) -> float:
     """Scores that put items 0-3 in stratum near (a cell 0.05 from τ 0.7), 4-7 in mid (0.2
     from it) and 8-11 in far (every cell 0.29 away or more)."""
