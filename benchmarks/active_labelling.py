@@ -7,9 +7,9 @@ labels of a set are hidden; a seeded random start of ``--start`` pairs is "label
 are revealed ``--batch`` at a time (1 = the review loop, one pair after each label) by one of two
 strategies:
 
-* **stratified** — :func:`judge.calibration.stratified.suggest`: ``--strata`` score strata,
+* **stratified** — :func:`judge.calibration.allocation.suggest`: ``--strata`` score strata,
   each first given its minimum of labels, then the strata whose pairs can move the decision's
-  loss (:func:`~judge.calibration.stratified.loss_shares`), random within strata; τ̂ from the
+  loss (:func:`~judge.calibration.allocation.loss_shares`), random within strata; τ̂ from the
   ``N_h/n_h``-weighted sweep;
 * **random** — uniform random pairs, τ̂ of the plain sweep (plain ``calibrate``).
 
@@ -63,13 +63,13 @@ from numpy.typing import NDArray
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from judge.calibration import stratified  # noqa: E402
+from judge.calibration import allocation, stratified  # noqa: E402
+from judge.calibration.allocation import suggest  # noqa: E402
 from judge.calibration.stratified import (  # noqa: E402
     Design,
     LossEstimate,
     decision_loss,
     score_strata,
-    suggest,
 )
 from judge.judges.embedding.local import LocalJudge  # noqa: E402
 from metrics import best_index, normalize, rates_from_counts, sweep_arrays  # noqa: E402
@@ -381,9 +381,9 @@ def main(argv: list[str] | None = None) -> int:
                     "e.g. rule,mean,q90,meanx5.")
     args = ap.parse_args(argv)
     if args.min_per_stratum is not None:
-        stratified.MIN_PER_STRATUM = args.min_per_stratum
+        stratified.MIN_PER_STRATUM = allocation.MIN_PER_STRATUM = args.min_per_stratum
     if args.stop_minimum is not None:
-        stratified.STOP_MINIMUM = args.stop_minimum
+        stratified.STOP_MINIMUM = allocation.STOP_MINIMUM = args.stop_minimum
     every: dict[str, dict[str, list[Curve]]] = {}
     for name, (pairs, y) in load_sets(args.data).items():
         if args.sets and not any(w and w.lower() in name.lower() for w in args.sets.split(",")):

@@ -1,5 +1,5 @@
 """Which score strata the decision's loss depends on: the allocation shares of active labelling
-(:func:`judge.calibration.stratified.suggest`).
+(:func:`judge.calibration.allocation.suggest`).
 
 The loss of using τ̂ is the bootstrap mean of the regret ``D_b = objective(τ*_b) −
 objective(τ̂)`` (:func:`judge.calibration.stratified.decision_loss`). Labels lower the loss

@@ -16,7 +16,7 @@ is at most ``--target-loss`` (default 0.01, in the objective's units) and every 
 ``STOP_MINIMUM`` labels (or all its pairs). τ̂'s 95 % interval is reported, not used to stop: near
 its best the objective is flat, so the interval can stay wide while nothing is lost. The pairs
 suggested are allocated to the strata whose pairs can move that loss
-(:func:`judge.calibration.stratified.loss_shares`).
+(:func:`judge.calibration.allocation.loss_shares`).
 """
 
 from __future__ import annotations
@@ -230,10 +230,10 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
     labels).
 
     Each judge's strata shares follow its decision's loss
-    (:func:`judge.calibration.stratified.loss_shares`); several judges share one design, so
+    (:func:`judge.calibration.allocation.loss_shares`); several judges share one design, so
     their normalised shares are averaged (a compromise allocation, Cochran 1977 §5A.3). Once
     every judge's loss is within the target, the strata below the rule's minimum come first. The
-    pairs are drawn at random within strata (:func:`judge.calibration.stratified.draw`) and
+    pairs are drawn at random within strata (:func:`judge.calibration.allocation.draw`) and
     come in a random order (``numpy.random.default_rng([seed, 1]).permutation``), which says
     nothing of the judge's scores.
 
@@ -243,7 +243,8 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
         reports: judge id → its calibration report (``stratified``).
         seed: the draw's seed.
     """
-    from judge.calibration.stratified import STOP_MINIMUM, allocate, draw, loss_shares
+    from judge.calibration.allocation import allocate, draw, loss_shares
+    from judge.calibration.stratified import STOP_MINIMUM
 
     strat = {j: r["stratified"] for j, r in reports.items() if r.get("stratified")}
     if shared is None or not strat:

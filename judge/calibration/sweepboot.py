@@ -91,7 +91,7 @@ class LossEstimate:
         resamples: resamples in the loss; skipped: those without a τ*_b (one class or one
             distinct score drawn).
         taus, regrets: each resample's τ*_b and ``objective_b(τ*_b) − objective_b(τ̂)``
-            (what :func:`judge.calibration.stratified.suggest` allocates by).
+            (what :func:`judge.calibration.allocation.suggest` allocates by).
     """
 
     tau: float

@@ -1,5 +1,5 @@
 """Which pair a reviewer sees next in the ``design`` queue: the stratum the stratified design
-asks for now (:func:`judge.calibration.stratified.allocate` with the decision-loss shares of the
+asks for now (:func:`judge.calibration.allocation.allocate` with the decision-loss shares of the
 latest estimate, every stratum its minimum first, and once the loss is within the target the
 strata below the stopping rule's minimum topped up), then a pair drawn at random within it —
 among the pairs this reviewer may be shown."""
@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.calibration.stratified import STOP_MINIMUM, Design, allocate
+from judge.calibration.allocation import allocate
+from judge.calibration.stratified import STOP_MINIMUM, Design
 from judge.review.estimate import Estimate
 
 

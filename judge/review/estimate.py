@@ -39,7 +39,7 @@ class Estimate:
     Attributes:
         page: what the page shows (see :func:`run_estimate`).
         shares: each score stratum's share of the next labels for the decision's loss
-            (:func:`judge.calibration.stratified.loss_shares`), shape (H,); None while τ is
+            (:func:`judge.calibration.allocation.loss_shares`), shape (H,); None while τ is
             undefined (the design then uses Neyman's shares).
         confirm: the loss is within the target (the rule's bound): the strata below the
             stopping rule's minimum
@@ -55,7 +55,7 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
                  job: EstimateJob) -> Estimate:
     """τ̂, its 95 % interval, the expected loss and the stopping rule of a labelled sample of
     the population (:func:`judge.calibration.stratified.decision_loss`), and the strata's
-    shares of the next labels (:func:`judge.calibration.stratified.loss_shares`): the
+    shares of the next labels (:func:`judge.calibration.allocation.loss_shares`): the
     bootstrap work of a label, done off the server's event loop.
 
     Args:
@@ -69,7 +69,8 @@ def run_estimate(scores: NDArray[np.float64], strata: NDArray[np.intp],
         available (the loss's posterior mean and the rule's bound: the loss is at most
         ``loss_upper`` with probability ``upper_level``), else ``"why"``.
     """
-    from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss, loss_shares
+    from judge.calibration.allocation import loss_shares
+    from judge.calibration.stratified import STOP_MINIMUM, Design, decision_loss
 
     design = Design(strata, job.labelled, job.positive)
     n = int(job.labelled.size)

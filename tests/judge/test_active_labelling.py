@@ -15,17 +15,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from judge.calibration import allocation
 from judge.calibration import stratified as st
+from judge.calibration.allocation import allocate, loss_shares, suggest
 from judge.calibration.regretshares import regret_shares
-from judge.calibration.stratified import (
-    Design,
-    allocate,
-    decision_loss,
-    loss_shares,
-    score_strata,
-    stratified_tau,
-    suggest,
-)
+from judge.calibration.stratified import Design, decision_loss, score_strata, stratified_tau
 from judge.calibration.taubootstrap import tau_interval
 from judge.cli import app
 from judge.record.store import load_run
@@ -84,7 +78,7 @@ def test_neyman_allocation_by_hand() -> None:
     # τ̂'s window over stratum 3 only (FOCUS = 4): its share 16 → targets 2.148, 2.630, 2.630,
     # 8.591: all four labels go to stratum 3
     scores = np.repeat([0.1, 0.3, 0.5, 0.7], 10) + np.tile(np.arange(10) / 1000, 4)
-    assert st.FOCUS == 4.0
+    assert allocation.FOCUS == 4.0
     assert allocate(d, 4, scores, (0.69, 0.8)).tolist() == [0, 0, 0, 4]
     # never more than a stratum's unlabelled pairs, never a labelled pair
     picks = suggest(d, 34, seed=3)  # 40 pairs − 12 labelled = 28 left: all of them, once

@@ -185,7 +185,7 @@ def _page_data(page: str) -> dict:  # type: ignore[type-arg]
 
 def test_blind_suggestions_page_order_and_header_say_nothing_of_the_judge(
         tmp_path: Path) -> None:
-    # 225 unlabelled am2ico pairs, all suggested: stratified.suggest returns them by stratum,
+    # 225 unlabelled am2ico pairs, all suggested: allocation.suggest returns them by stratum,
     # i.e. by score (Spearman 0.995 of page position vs design score before this fix). A blind
     # page lists them in a random order (seeded) and holds no τ̂ and no score-derived value
     import csv
