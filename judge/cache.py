@@ -56,10 +56,11 @@ from typing import Any
 import diskcache
 
 from judge.cachemodes import CACHE_MODES, CacheMode
-from judge.errors import CacheMissError, InputError
+from judge.errors import CacheEntryError, CacheMissError, InputError
 from judge.jsoncache import JsonCacheStore, bundle_manifest, is_json_cache
 from judge.leases import STORAGE_ERRORS as _STORAGE_ERRORS
 from judge.leases import CacheLeases
+from judge.safedisk import SafeDisk, UnsafeCacheValue
 
 RETRY_S = 10.0
 """Seconds between two attempts to write to a cache that refused a write."""
@@ -159,7 +160,8 @@ class ReadOnlyStore:
 
     Opens ``DIR/cache.db`` with the URI ``mode=ro``; where SQLite cannot open it so (a read-only
     filesystem without the ``-shm``/``-wal`` files), with ``immutable=1``, which is safe because
-    nobody can write there. Values are decoded by ``diskcache.Disk`` as ``Cache.get`` does.
+    nobody can write there. Values are decoded by :class:`judge.safedisk.SafeDisk` (plain data
+    only, never code), as ``JudgeCache``'s diskcache decodes them.
 
     Raises:
         sqlite3.Error: the file is not a diskcache database.
@@ -184,7 +186,7 @@ class ReadOnlyStore:
             assert last is not None
             raise last
         self._con = con
-        self._disk = diskcache.Disk(str(directory))
+        self._disk = SafeDisk(str(directory))
 
     def get(self, key: str) -> Any | None:
         """The unexpired value stored under ``key``, or None."""
@@ -297,7 +299,7 @@ class JudgeCache(CacheLeases):
             if self.refused and self._ro is not None:
                 return self._ro  # a full disk refused to open it for writing: read only
             try:
-                self._cache = diskcache.Cache(str(self.directory))
+                self._cache = diskcache.Cache(str(self.directory), disk=SafeDisk)
             except _STORAGE_ERRORS as exc:
                 if _full(exc) and (self.directory / "cache.db").exists():
                     self._refuse(exc)
@@ -377,7 +379,9 @@ class JudgeCache(CacheLeases):
 
         Raises:
             CacheMissError: a miss in ``cache-only`` mode.
-            judge.errors.InputError: the directory cannot be opened (read-write mode: not
+            judge.errors.InputError: the stored value is not plain data (a pickle naming a
+                class or function, :mod:`judge.safedisk`: nothing in it runs); the directory
+                cannot be opened (read-write mode: not
                 writable; read modes: not a cache).
             CacheStorageError: the database refused the read.
         """
@@ -388,10 +392,30 @@ class JudgeCache(CacheLeases):
             value = store.get(key) if store is not None else None
         except _STORAGE_ERRORS as exc:
             raise self._storage_error("read", exc) from None
+        except UnsafeCacheValue as exc:
+            raise InputError(f"the cached answer for key {key[:16]}… is not plain data, so it "
+                             f"was not loaded ({exc}): this cache was written by something "
+                             "else than simjudge; use another --cache-dir", self.directory
+                             ) from None
         if value is None and self.mode == "cache-only":
             raise CacheMissError(
                 f"cache-only mode: no cached answer for key {key[:16]}… in {self.directory}")
         return value
+
+    def unusable(self, key: str, judge_id: str, what: str = "stored answer") -> None:
+        """A judge found the entry under ``key`` unusable (not a ``what`` it can read). Outside
+        ``cache-only`` mode nothing happens: the judge calls again and the new answer replaces
+        the entry. In ``cache-only`` mode the run stops: a call there would send the user's
+        API key to whatever server the replayed command names (issue 36).
+
+        Raises:
+            judge.errors.CacheEntryError: in ``cache-only`` mode.
+        """
+        if self.mode == "cache-only":
+            raise CacheEntryError(
+                f"cache-only mode: the cache entry for key {key[:16]}… in {self.directory} is "
+                f"not a {what} of judge {judge_id} (the cache is damaged or was edited); no "
+                "judge was called")
 
     def set(self, key: str, value: Any) -> bool:
         """Store ``value`` (JSON-like) unless the mode forbids writing; returns whether stored
@@ -467,7 +491,7 @@ class JudgeCache(CacheLeases):
         if not self.directory.exists():
             return 0
         try:
-            cache = diskcache.Cache(str(self.directory))
+            cache = diskcache.Cache(str(self.directory), disk=SafeDisk)
             try:
                 n = int(cache.clear())
             finally:

@@ -51,6 +51,13 @@ class CacheMissError(RuntimeError):
     """A judge call was needed in ``cache-only`` mode (reproducing a run offline)."""
 
 
+class CacheEntryError(CacheMissError):
+    """In ``cache-only`` mode, a cache entry under a needed key is not a stored answer (not a
+    reply this judge can read: ``0``, ``"garbage"``, ``{"x": 1}``…): the cache is damaged or
+    was edited. The run stops before any judge is called — answering it from the judge would
+    send the user's API key to whatever ``--base-url`` the replayed command names."""
+
+
 class BatchPendingError(RuntimeError):
     """A Batch API batch (``eval --batch-api``) could not be followed to its end; it keeps
     running at the provider and the same command resumes it (exit status 1)."""

@@ -36,6 +36,7 @@ from typing import Any
 import diskcache
 
 from judge.record.outdir import pid_alive
+from judge.safedisk import SafeDisk
 
 STORAGE_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout)
 """What the storage layer raises when the filesystem refuses (disk full, I/O error, lock
@@ -89,7 +90,7 @@ class CacheLeases(abc.ABC):
         if self._leases is None:
             try:
                 self._leases = diskcache.Cache(str(self.directory / "leases"),
-                                               eviction_policy="none")
+                                               eviction_policy="none", disk=SafeDisk)
             except STORAGE_ERRORS as exc:
                 raise self._storage_error("open the leases of", exc) from None
         return self._leases

@@ -2,7 +2,7 @@
 
 One module per command group — :mod:`judge.cli.eval`, :mod:`judge.cli.calibrate`,
 :mod:`judge.cli.leaderboard`, :mod:`judge.cli.review` (the labelling app), :mod:`judge.cli.labels`,
-:mod:`judge.cli.runs` (audit, rescore, compare),
+:mod:`judge.cli.runs` (audit, rescore, compare, export), :mod:`judge.cli.replay`,
 :mod:`judge.cli.cache` (cache, tasks, version), :mod:`judge.cli.batches` (the Batch API's
 batches) — sharing :mod:`judge.cli.common` (consoles,
 exits, progress) and :mod:`judge.cli.options` (the judge options of ``eval`` and
@@ -32,6 +32,7 @@ from judge.cli.eval import eval_command
 from judge.cli.helpformat import PanelCommand
 from judge.cli.labels import labels_app
 from judge.cli.leaderboard import leaderboard_command
+from judge.cli.replay import replay_command
 from judge.cli.review import review_command
 from judge.cli.runlist import runs_command
 from judge.cli.runs import audit_command, compare_command, export_command, rescore_command
@@ -53,6 +54,7 @@ app.command("audit")(audit_command)
 app.command("rescore")(rescore_command)
 app.command("compare")(compare_command)
 app.command("export")(export_command)
+app.command("replay")(replay_command)
 app.command("runs")(runs_command)
 app.command("tasks")(tasks_command)
 app.command("version")(version_command)

@@ -156,4 +156,4 @@ def export_command(
         f"{', '.join(r.inputs) or 'none'}, {len(r.templates)} template files")
     for role, why in r.inputs_missing.items():
         say(f"  input {role} not included: {why}")
-    say("replay: tar xzf BUNDLE, cd into its folder, then: " + " ".join(r.replay))
+    say(f"replay and check it anywhere: simjudge replay {r.path} (runs: {' '.join(r.replay)})")

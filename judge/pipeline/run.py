@@ -159,7 +159,8 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
     swap = parse_probe(list(config.probes))
     check_min("repeats", config.repeats, 1)
     check_min("limit", config.limit, 1, " (the items to score)")
-    with keys_optional(config.dry_run):  # a dry run calls nothing: it needs no API key
+    # a dry run and a cache-only run call nothing: they need no API key
+    with keys_optional(config.dry_run or config.cache_mode == "cache-only"):
         judge, tau, calibration = build_judge(config, task, options)
     samples = None
     if calibration is not None and config.tau_from is not None:

@@ -15,7 +15,12 @@ from pathlib import Path
 
 from judge.errors import InputError
 from judge.record.mounts import OUTPUT, is_mount_point
+from judge.record.outkind import output_kind
 
+PROBE_BYTES = 4096
+"""Bytes written (and synced) where the run will go, before any judge call: a full disk that can
+still create directories (free inodes, no free block) is refused then, not after the calls are
+paid. One block, so a disk (or a file size limit) with room for small files still runs."""
 _LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>[0-9]{1,10})$")
 
 
@@ -55,9 +60,11 @@ def check_out_dir(out: Path, overwrite: bool) -> None:
     Raises:
         InputError: ``out`` is a file (also with ``overwrite``: it replaces only directories);
             ``out`` is a non-empty directory without ``overwrite``; ``overwrite`` of ``/``, the
-            home directory or the current directory (or an ancestor); a parent of ``out`` is a
-            file; the nearest existing parent refuses a new entry (read-only filesystem,
-            permissions, no space) — probed by creating and removing a hidden directory (inside
+            home directory or the current directory (or an ancestor), or of a non-empty
+            directory that is no simjudge output (:func:`judge.record.outkind.output_kind`);
+            a parent of ``out`` is a file; the nearest existing parent refuses a new entry or
+            data (read-only filesystem, permissions, no space) — probed by creating a hidden
+            directory with a :data:`PROBE_BYTES` file in it, synced, then removed (inside
             ``out`` when it is a mount point, where the run is written).
     """
     out = Path(os.path.abspath(out))
@@ -67,19 +74,33 @@ def check_out_dir(out: Path, overwrite: bool) -> None:
             raise InputError("exists and is not a directory" + (
                 "; --overwrite replaces only a run directory, never a file" if overwrite
                 else ""), out)
-        if exists and not overwrite and any(out.iterdir()):
+        mount = exists and is_mount_point(out)
+        # a volume's own lost+found is not content: it is never touched (judge.record.atomic)
+        content = exists and any(not (mount and p.name == "lost+found") for p in out.iterdir())
+        if content and not overwrite:
             raise InputError("output directory exists and is not empty (use --overwrite)", out)
         if exists and overwrite and _protected(out):
             raise InputError("refusing to --overwrite the root, home or current directory "
                              "(or one of its parents)", out)
-        anchor = out if exists and is_mount_point(out) else _nearest_existing(out.parent)
+        if content and overwrite and output_kind(out) is None:
+            raise InputError("--overwrite replaces only a simjudge output (a run's config.json "
+                             "and summary.json, or calibration.json, leaderboard.json, "
+                             "estimate.json); this folder is none, so nothing was touched: "
+                             "give another --out", out)
+        anchor = out if mount else _nearest_existing(out.parent)
         if not anchor.is_dir():
             raise InputError(f"cannot create the output directory: {anchor} is not a "
                              "directory", out)
         # named like a temp dir of this process, so a kill right here is cleaned up later
         probe = tempfile.mkdtemp(prefix=f".{out.name}.probe", suffix=f".tmp-{os.getpid()}",
                                  dir=anchor)
-        os.rmdir(probe)
+        try:  # real bytes: a full disk can still create directories (free inodes)
+            with open(os.path.join(probe, "probe"), "wb") as fh:
+                fh.write(b"\0" * PROBE_BYTES)
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            shutil.rmtree(probe, ignore_errors=True)
     except InputError:
         raise
     except OSError as exc:

@@ -308,9 +308,9 @@ def _write_tar(partial: Path, name: str, run_dir: Path, cache_copy: Path | None,
                     "inputs": result.inputs, "inputs_missing": missing,
                     "templates": result.templates, "sha256": sums,
                     "replay": result.replay,
-                    "replay_note": "unpack, cd into the bundle's folder and run `replay`; "
-                                   "with cache-only a missing entry stops the run instead "
-                                   "of calling a judge, and every cache entry's sha256 is "
-                                   "checked before any is used"}
+                    "replay_note": "run `simjudge replay BUNDLE`: it checks every file "
+                                   "against this manifest, runs `replay` with cache-only "
+                                   "(never a judge call), and compares the result with "
+                                   "run/"}
         _add_bytes(tar, json.dumps(manifest, indent=2, ensure_ascii=False).encode(),
                    f"{name}/MANIFEST.json")

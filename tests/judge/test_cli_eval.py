@@ -258,6 +258,14 @@ def test_existing_out_dir_is_not_clobbered(tmp_path) -> None:  # type: ignore[no
     (out / "keep.txt").write_text("x")
     code, output = _eval(data, "--judge", "lexical", "--out", out)
     assert code == 2 and "not empty" in output and (out / "keep.txt").exists()
+    # --overwrite of a folder that is no simjudge output: one line, exit 2, untouched
+    code, output = _eval(data, "--judge", "lexical", "--out", out, "--overwrite")
+    assert code == 2 and "replaces only a simjudge output" in output
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    code, output = _eval(data, "--judge", "lexical", "--out", out)  # empty: written
+    assert code == 0, output
+    (out / "keep.txt").write_text("x")
     code, output = _eval(data, "--judge", "lexical", "--out", out, "--overwrite")
     assert code == 0 and not (out / "keep.txt").exists() and (out / "summary.json").exists()
 

@@ -75,23 +75,31 @@ def test_atomic_dir_fills_a_hidden_sibling_then_renames_it(tmp_path: Path) -> No
     assert _hidden(tmp_path / "parent") == []
 
 
+def _old_run(out: Path) -> None:
+    """A folder that is a run (config.json and summary.json validate), which --overwrite may
+    replace, holding a marker file."""
+    out.mkdir()
+    (out / "config.json").write_text('{"task": "selection"}')
+    (out / "summary.json").write_text('{"task": "selection", "n_items": 0}')
+    (out / "marker.txt").write_text("old")
+
+
 def test_atomic_dir_overwrite_replaces_and_leaves_nothing_hidden(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    out.mkdir()
-    (out / "summary.json").write_text("old")
+    _old_run(out)
     with atomic_dir(out, overwrite=True) as tmp:
         (tmp / "summary.json").write_text("new")
     assert (out / "summary.json").read_text() == "new" and _hidden(tmp_path) == []
+    assert not (out / "marker.txt").exists()  # the old run is gone, not merged
 
 
 def test_an_exception_while_filling_leaves_the_old_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    out.mkdir()
-    (out / "summary.json").write_text("old")
+    _old_run(out)
     with pytest.raises(KeyError), atomic_dir(out, overwrite=True) as tmp:
-        (tmp / "summary.json").write_text("half")
+        (tmp / "marker.txt").write_text("half")
         raise KeyError("boom")
-    assert (out / "summary.json").read_text() == "old" and _hidden(tmp_path) == []
+    assert (out / "marker.txt").read_text() == "old" and _hidden(tmp_path) == []
 
 
 def test_an_os_error_becomes_run_write_error_and_nothing_is_left(tmp_path: Path) -> None:

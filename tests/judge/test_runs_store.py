@@ -162,7 +162,16 @@ def test_write_run_refuses_a_non_empty_directory_and_overwrites_on_request(
     with pytest.raises(InputError, match="not empty"):
         write_run(selection_record(), out)
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
-    write_run(selection_record(), out, overwrite=True)
+    # --overwrite replaces only a simjudge output: a folder of other files is never deleted
+    with pytest.raises(InputError, match="replaces only a simjudge output"):
+        write_run(selection_record(), out, overwrite=True)
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    write_run(selection_record(), out)
+    (out / "keep.txt").write_text("x")  # a note the user left inside their run
+    with pytest.raises(InputError, match="not empty"):
+        write_run(selection_record(), out)
+    write_run(selection_record(), out, overwrite=True)  # a run: replaced as a whole
     assert not (out / "keep.txt").exists() and load_run(out).summary.n_items == 2
 
 

@@ -166,9 +166,14 @@ class EmbeddingJudge(Judge, abc.ABC):
 
     def from_cache(self, text: str, ctx: JudgeContext, out: dict[str, Vector]) -> bool:
         """Put ``text``'s cached vector in ``out`` (one cache hit, one unit of progress);
-        False when the cache has no usable vector for it."""
-        vec = self.decode(ctx.cache.get(self.key(text)))
+        False when the cache has no usable vector for it (in ``cache-only`` mode it raises
+        :class:`judge.errors.CacheMissError` instead: never a call)."""
+        key = self.key(text)
+        entry = ctx.cache.get(key)
+        vec = self.decode(entry)
         if vec is None:
+            if entry is not None:
+                ctx.cache.unusable(key, self.id, "vector")
             return False
         out[text] = vec
         ctx.stats.cache_hits += 1

@@ -457,6 +457,7 @@ class LLMJudge(Judge, abc.ABC):
             if cached is not None:
                 ctx.stats.cache_hits += 1
                 return cached
+            ctx.cache.unusable(req.key, self.id)  # cache-only: stops, never a call
         if stop.stopped:
             return self._not_attempted(req, stop)
         # one estimate (judge.judges.llm.costs, what --dry-run prints) paces --tpm; computed
