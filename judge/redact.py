@@ -4,7 +4,7 @@ A server's error body can echo the request's ``Authorization`` header or the key
 proxies do). simjudge never writes a key anywhere, so every error text passes through
 :func:`redact` where it is created (the ``openai``, ``openai-embedding`` and ``langchain``
 backends) and again where it is written (verdict rows in ``verdicts.jsonl``, the audit report,
-the terminal).
+``config.json``, ``summary.json``, the terminal).
 
 What is replaced by :data:`MASK`:
 
@@ -16,7 +16,15 @@ What is replaced by :data:`MASK`:
   are ignored (too short to be a key, and masking them would garble the text);
 - key-shaped tokens whatever their source: ``sk-…`` / ``sk-proj-…`` / ``sk-ant-…`` (OpenAI,
   Anthropic, DeepSeek, DashScope style: ``sk-`` followed by at least 16 of ``[A-Za-z0-9_-]``),
-  and the token after ``Bearer`` (HTTP ``Authorization: Bearer <token>``).
+  and the token after ``Bearer`` (HTTP ``Authorization: Bearer <token>``);
+- the credentials of URLs (:func:`redact_url`): the whole user-info part (``user:password@``)
+  and the value of every query parameter named like a secret (``api-key``, ``key``,
+  ``token``, ``access_token``, ``sig``, ``signature``, ``code``, any name containing ``key``,
+  ``token``, ``secret``, ``passw``, ``credential`` or ``auth``).
+
+Each of these is found in plain text *and* in its JSON-escaped form: a key that a server echoes
+inside a JSON string with ``\\uXXXX`` escapes (``\\u0073k-…``, any mix of escaped and plain
+characters, with any number of backslashes) is masked as a whole, escapes included.
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ MIN_ENV_SECRET = 8
 
 _KEY_TOKEN = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{16,}")
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+|%20)[A-Za-z0-9._~+/=\-]{4,}")
+_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://([^\s/?#@\"'<>\\]+)@")
+_QUERY_SECRET = re.compile(
+    r"(?i)[?&;](?:[a-z0-9_.\-]*(?:key|token|secret|passw|credential|auth)[a-z0-9_.\-]*"
+    r"|sig|signature|code)=([^&#\s\"'<>\\]+)")
+_ESCAPE = re.compile(r"\\+u([0-9a-fA-F]{4})")
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -69,6 +82,67 @@ def secret_values(extra_env: Iterable[str] = ()) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+def _pattern_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the key-shaped tokens, bearer values and URL credentials in ``text``."""
+    return ([m.span() for m in _KEY_TOKEN.finditer(text)]
+            + [(m.end(2), m.end()) for m in _BEARER.finditer(text)]
+            + [m.span(1) for m in _USERINFO.finditer(text)]
+            + [m.span(1) for m in _QUERY_SECRET.finditer(text)])
+
+
+def _masked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each union of overlapping ``spans`` replaced by one :data:`MASK`."""
+    out: list[str] = []
+    pos, end = 0, -1
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if a > end:  # a new run starts (an overlapping or adjacent span joins the current one)
+            out += [text[pos:a], MASK]
+        end = pos = max(end, b)
+    return "".join(out) + text[pos:] if out else text
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with its ``\\uXXXX`` escapes decoded (a run of backslashes before ``u`` counts
+    as one escape: JSON inside JSON), and for each decoded character the start and end of what
+    it came from in ``text``; None when ``text`` holds no such escape."""
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for m in _ESCAPE.finditer(text):
+        parts.append(text[pos:m.start()])
+        starts.extend(range(pos, m.start()))
+        ends.extend(range(pos + 1, m.start() + 1))
+        parts.append(chr(int(m.group(1), 16)))
+        starts.append(m.start())
+        ends.append(m.end())
+        pos = m.end()
+    if not parts:
+        return None
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(parts), starts, ends
+
+
+def redact_url(url: str) -> str:
+    """``url`` (or several, comma-separated) with its credentials masked: the user-info part
+    (``http://user:password@host`` → ``http://[REDACTED]@host``), the value of every query
+    parameter named like a secret (``?api-key=…``, ``key=``, ``token=``, ``access_token=``,
+    ``sig=``…), and key-shaped tokens. Depends on ``url`` alone (never on the environment),
+    so it can be part of a cache key; a URL without credentials is returned unchanged.
+
+    Examples:
+        >>> redact_url("https://u:p@example.org/v1?api-version=2024-06-01&api-key=abc")
+        'https://[REDACTED]@example.org/v1?api-version=2024-06-01&api-key=[REDACTED]'
+    """
+    decoded = _unescaped(url)
+    if decoded is not None:
+        text, starts, ends = decoded
+        return _masked(url, [(starts[a], ends[b - 1]) for a, b in _pattern_spans(text)])
+    return _masked(url, _pattern_spans(url))
+
+
 class Redactor:
     """Replaces secrets in text; build once, apply to many strings (the sinks' bulk path).
 
@@ -79,27 +153,39 @@ class Redactor:
     def __init__(self, extra_env: Iterable[str] = ()) -> None:
         values = secret_values(extra_env)
         self._values = re.compile("|".join(re.escape(v) for v in values)) if values else None
-        # one search tells whether any of the three patterns occurs (most texts hold none)
+        # one search tells whether any of the patterns occurs (most texts hold none)
+        scoped = [p.pattern if not p.pattern.startswith("(?i)") else
+                  "(?i:" + p.pattern.removeprefix("(?i)") + ")"
+                  for p in (_KEY_TOKEN, _BEARER, _USERINFO, _QUERY_SECRET)]
         self._any = re.compile("|".join(
-            ([self._values.pattern] if self._values is not None else [])
-            + [_KEY_TOKEN.pattern, "(?i:" + _BEARER.pattern.removeprefix("(?i)") + ")"]))
+            ([self._values.pattern] if self._values is not None else []) + scoped))
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        values = [] if self._values is None else [m.span() for m in self._values.finditer(text)]
+        return values + _pattern_spans(text)
 
     def text(self, text: str) -> str:
-        """``text`` with every secret replaced by :data:`MASK`."""
-        if not text or self._any.search(text) is None:
+        """``text`` with every secret replaced by :data:`MASK`, in plain or JSON-escaped form
+        (see the module docstring)."""
+        if not text:
             return text
-        if self._values is not None:
-            text = self._values.sub(MASK, text)
-        text = _KEY_TOKEN.sub(MASK, text)
-        return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+        if "\\" in text and (decoded := _unescaped(text)) is not None:
+            plain, starts, ends = decoded
+            return _masked(text, [(starts[a], ends[b - 1]) for a, b in self._spans(plain)])
+        if self._any.search(text) is None:
+            return text
+        return _masked(text, self._spans(text))
 
     def obj(self, obj: Any, keep: frozenset[str] = frozenset()) -> Any:
         """A copy of a JSON-like value with every string redacted, except the values of the
-        mapping keys in ``keep`` (at any depth), e.g. the judged ``pred``/``truth``."""
+        mapping keys in ``keep`` (at any depth), e.g. the judged ``pred``/``truth``. Mapping
+        keys that are not identifiers (an endpoint URL keying its statistics) are redacted
+        too."""
         if isinstance(obj, str):
             return self.text(obj)
         if isinstance(obj, Mapping):  # a row's strings redacted in place of a call each
-            return {k: v if k in keep else self.text(v) if type(v) is str
+            return {(self.text(k) if type(k) is str and not k.isidentifier() else k):
+                    v if k in keep else self.text(v) if type(v) is str
                     else self.obj(v, keep) for k, v in obj.items()}
         if isinstance(obj, (list, tuple)):
             return [self.obj(v, keep) for v in obj]

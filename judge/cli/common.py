@@ -3,6 +3,10 @@ the report of judges stopped early. The judge options live in :mod:`judge.cli.op
 
 Exit statuses: 2 for bad input (one line ``simjudge: error: FILE:LINE: field 'x': …``), 1 when
 the disk refused a write or some judge calls failed, 130 on Ctrl-C, 0 otherwise.
+
+Every line printed here — errors, warnings, tables, the progress bar's text — is made safe for
+the terminal first (:func:`judge.terminal.terminal_safe`): a control sequence that a judge server
+put in its error message is shown as text (``\\x1b[31m``), never run by the terminal.
 """
 
 from __future__ import annotations
@@ -12,17 +16,23 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 
-err = Console(stderr=True)
-out = Console()
+from judge.terminal import SafeConsole, terminal_safe
+
+err = SafeConsole(stderr=True)
+out = SafeConsole()
+
+
+def echo_err(line: str) -> None:
+    """Print one plain line on stderr, made terminal-safe."""
+    typer.echo(terminal_safe(line), err=True)
 
 
 def fail(exc: Exception) -> NoReturn:
     """Bad input: print one redacted line (never a key) and exit with status 2."""
     from judge.redact import redact
 
-    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
+    echo_err(f"simjudge: error: {redact(str(exc))}")
     raise typer.Exit(2)
 
 
@@ -32,7 +42,7 @@ def fail_storage(exc: OSError) -> NoReturn:
     :class:`judge.record.atomic.RunWriteError`)."""
     from judge.redact import redact
 
-    typer.echo(f"simjudge: error: {redact(str(exc))}", err=True)
+    echo_err(f"simjudge: error: {redact(str(exc))}")
     raise typer.Exit(1)
 
 
@@ -44,7 +54,7 @@ def interrupted(exc: BaseException) -> NoReturn:
 
     text = (exc.message() if isinstance(exc, RunInterrupted)
             else "interrupted before any judge call; nothing written")
-    typer.echo(f"simjudge: {text}", err=True)
+    echo_err(f"simjudge: {text}")
     raise typer.Exit(130)
 
 
@@ -64,7 +74,7 @@ def warnings_to_stderr() -> Iterator[None]:
     from judge.redact import redact
 
     def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-        typer.echo(f"simjudge: warning: {redact(str(message))}", err=True)
+        echo_err(f"simjudge: warning: {redact(str(message))}")
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", StaleCalibrationWarning)

@@ -143,7 +143,7 @@ def eval_command(
     except (InputError, CacheMissError) as exc:
         fail(exc)
     except BatchPendingError as exc:  # the batch keeps running: the same command resumes it
-        err.print(f"simjudge: {exc}", highlight=False)
+        err.print(f"simjudge: {exc}", highlight=False, markup=False)
         raise typer.Exit(1) from None
     except OSError as exc:  # disk full / size limit while writing the cache or the run
         fail_storage(exc)

@@ -145,7 +145,7 @@ def describe_sdk_error(exc: BaseException, base_url: str | None, timeout_s: floa
     import openai
 
     retries = _retries_text(retries_taken(exc))
-    where = base_url or "the OpenAI API"
+    where = redact(base_url) if base_url else "the OpenAI API"  # no secret of its URL
     if isinstance(exc, openai.APIStatusError):
         code = exc.status_code
         try:

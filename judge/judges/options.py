@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from judge.errors import InputError
 from judge.prices import Price
@@ -154,13 +154,50 @@ def _credentials_in(obj: Any, where: str) -> str | None:
     return None
 
 
+def _parsed_url(part: Any) -> SplitResult | None:
+    """``part`` split into a URL, or None when it is not a string or its host or port cannot
+    be read (``http://[::1``, a port ``abc`` or past 65535)."""
+    if not isinstance(part, str):
+        return None
+    try:
+        url = urlsplit(part.strip())
+        url.port  # noqa: B018  # raises ValueError on a bad port
+    except ValueError:
+        return None
+    return url
+
+
+def _check_base_url(base_url: Any) -> None:
+    """``base_url``: http(s) URLs, comma-separated, without user name or password.
+
+    Raises:
+        InputError: the first bad URL; the message shows the option with its credentials
+            masked (:func:`judge.redact.redact`), never a key or password.
+    """
+    from judge.redact import looks_like_key, redact
+
+    text = str(base_url)
+    shown = "(redacted)" if "://" not in text and looks_like_key(text) else redact(text)
+    parts = base_url.split(",") if isinstance(base_url, str) else [None]
+    for part in parts:
+        url = _parsed_url(part)
+        if url is None or url.scheme not in ("http", "https") or not url.hostname:
+            raise _bad("base_url", f"must be an http:// or https:// URL (several: "
+                                   f"comma-separated), got {shown!r}")
+        if "@" in url.netloc:  # the SDK sends the key as a Bearer header: never basic auth
+            raise _bad("base_url", "must not hold a user name or password (user:password@): "
+                                   "the key goes in the variable named by --api-key-env (sent "
+                                   f"as 'Authorization: Bearer'); got {shown!r}")
+
+
 def validate_options(o: JudgeOptions) -> None:
     """Check a :class:`JudgeOptions` (see :meth:`JudgeOptions.__post_init__`).
 
     Rules: ``concurrency``, ``max_batch`` integers >= 1; ``rpm``, ``tpm`` None or integers
     >= 1; ``timeout_s`` a finite number > 0 (seconds); ``max_retries`` an integer >= 0;
-    ``base_url`` None or an ``http(s)://HOST…`` URL; ``api_key_env`` a variable NAME
-    (``[A-Za-z_][A-Za-z0-9_]*``) that does not look like a key; ``scorer`` a string;
+    ``base_url`` None or ``http(s)://HOST…`` URLs (comma-separated) without
+    ``user:password@``; ``api_key_env`` a variable NAME (``[A-Za-z_][A-Za-z0-9_]*``) that does
+    not look like a key; ``scorer`` a string;
     ``params`` a table with string keys, no credential-named key or key-shaped value at any
     depth, ``score_mode`` one of :data:`SCORE_MODES`, ``n`` and ``max_tokens`` integers
     >= 1, ``temperature`` a number >= 0, ``top_p`` in
@@ -192,13 +229,7 @@ def validate_options(o: JudgeOptions) -> None:
     if not _is_int(o.max_retries) or o.max_retries < 0:
         raise _bad("max_retries", f"must be an integer >= 0, got {o.max_retries!r}")
     if o.base_url is not None:  # one URL, or several comma-separated (judge.judges.llm.endpoints)
-        parts = o.base_url.split(",") if isinstance(o.base_url, str) else [None]
-        for part in parts:
-            url = urlsplit(part.strip()) if isinstance(part, str) else None
-            if url is None or url.scheme not in ("http", "https") or not url.netloc:
-                shown = o.base_url if not looks_like_key(str(o.base_url)) else "(redacted)"
-                raise _bad("base_url", f"must be an http:// or https:// URL (several: "
-                                       f"comma-separated), got {shown!r}")
+        _check_base_url(o.base_url)
     if not isinstance(o.api_key_env, str) or not is_env_name(o.api_key_env) or looks_like_key(
             o.api_key_env):
         raise _bad("api_key_env", "takes the NAME of an environment variable (e.g. "

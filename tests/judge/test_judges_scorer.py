@@ -72,11 +72,14 @@ def test_batch_reply_is_parsed_by_the_batch_schema() -> None:
         (2, 0.25, "different"), (1, 1.0, "same")]
     # positions are 0-based: index 1 → item 0
     assert b.parse_batch(reply, 2) == {0: (1.0, "same"), 1: (0.25, "different")}
-    # one bad entry is that item's error only; out-of-range and repeated indices answer nothing
+    # one bad entry is that item's error only; out-of-range indices answer nothing; a repeated
+    # index with another score is that item's error too (issue 36: no silent choice)
     mixed = ('{"scores": [{"index": 1, "score": true}, {"index": 2, "score": 0.5}, '
              '{"index": 9, "score": 0.1}, {"index": 2, "score": 0.9}]}')
     got = b.parse_batch(mixed, 2)
-    assert got[1] == (0.5, "")
+    assert got[1] == ("conflicting scores in one reply: item 2 has entries scoring 0.5 and 0.9; "
+                      "none is used")
+    assert b.parse_batch(mixed.replace("0.9", "0.5"), 2)[1] == (0.5, "")
     assert isinstance(got[0], str) and got[0].startswith("unparseable judge output: scores.0.score")
     assert set(got) == {0, 1}
     with pytest.raises(ParseError, match=r'expected an object \{"scores"'):

@@ -83,12 +83,19 @@ class OpenAIEmbeddingJudge(EmbeddingJudge):
     def describe(self) -> dict[str, Any]:
         """Identity for ``config.json`` (the key's variable name, never its value)."""
         return {"id": self.id, "backend": "openai-embedding", "model": self.model,
-                "base_url": self.base_url, "api_key_env": self.api_key_env,
+                "base_url": self._recorded_url(), "api_key_env": self.api_key_env,
                 "method": "cosine of /v1/embeddings vectors, clipped to [0, 1], uncalibrated"}
 
     def key_identity(self) -> dict[str, Any]:
-        """Backend, base_url and model (never the key)."""
-        return {"backend": "openai-embedding", "base_url": self.base_url, "model": self.model}
+        """Backend, base_url and model (never the key, nor a secret in the URL)."""
+        return {"backend": "openai-embedding", "base_url": self._recorded_url(),
+                "model": self.model}
+
+    def _recorded_url(self) -> str | None:
+        """The base URL with a secret in its query or user info masked (as recorded)."""
+        from judge.redact import redact_url
+
+        return None if self.base_url is None else redact_url(self.base_url)
 
     def decode(self, entry: Any) -> Vector | None:
         """The vector of a cache entry ``{"embedding": [numbers], "model": str}``, or None

@@ -77,7 +77,9 @@ def batch_judges(judge: Judge | None, cache_mode: str) -> list[Any]:
 def _stderr(line: str) -> None:
     import sys
 
-    print(line, file=sys.stderr, flush=True)
+    from judge.terminal import terminal_safe
+
+    print(terminal_safe(line), file=sys.stderr, flush=True)  # the batch errors are the server's
 
 
 def parse_queue_tokens(text: str | None) -> dict[str, int]:

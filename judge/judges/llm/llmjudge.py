@@ -155,10 +155,15 @@ class LLMJudge(Judge, abc.ABC):
         """Send one request; raise :class:`TransportError` when it finally fails."""
 
     def identity(self) -> dict[str, Any]:
-        """The parts of the cache key that identify this backend and model (no credentials)."""
+        """The parts of the cache key that identify this backend and model (no credentials: a
+        secret in the base URL's query or user info is masked, :func:`judge.redact.redact_url`,
+        so a bundle's replay finds its answers under the URL recorded in ``config.json``)."""
         from judge.judges.llm.endpoints import endpoint_key
+        from judge.redact import redact_url
 
-        return {"backend": self.backend, "base_url": endpoint_key(self.config.base_url),
+        url = self.config.base_url
+        return {"backend": self.backend,
+                "base_url": endpoint_key(None if url is None else redact_url(url)),
                 "model": self.config.model, "params": self.config.params}
 
     def sample_of(self, k: int) -> LLMJudge:
@@ -330,11 +335,25 @@ class LLMJudge(Judge, abc.ABC):
         """Map each item of ``req`` to an :data:`Answer` or a parse-error message.
 
         With several choices (``n`` > 1) an item's score is the mean over the choices that
-        answered it validly. With a batch scorer each item is judged on its own entry: one bad
-        entry (``"score": true``) is that item's parse error, not its neighbours'. With a grade
-        scorer the answer is read with the choices' token ``logprobs``
-        (:func:`judge.judges.llm.grades.grade_answer`).
+        answered it validly; a reply with *more* choices than ``n`` whose scores for an item
+        differ is that item's parse error (:mod:`judge.judges.llm.choices`). With a batch
+        scorer each item is judged on its own entry: one bad entry (``"score": true``) is that
+        item's parse error, not its neighbours'. With a grade scorer the answer is read with
+        the choices' token ``logprobs`` (:func:`judge.judges.llm.grades.grade_answer`).
         """
+        from judge.judges.llm.choices import conflicts, requested_choices
+
+        result = self._parse_texts(req, texts, logprobs)
+        n = requested_choices(self.config.params)
+        if len(texts) > n:  # more choices than asked for: they must agree
+            result.update(conflicts(req.items, [self._parse_texts(
+                req, [t], None if logprobs is None else logprobs[k:k + 1])
+                for k, t in enumerate(texts)], n))
+        return result
+
+    def _parse_texts(self, req: Request, texts: list[str],
+                     logprobs: list[Any] | None) -> dict[str, Answer | str]:
+        """:meth:`parse` without the check of extra choices."""
         if self.config.scorer.mode == "grade":
             try:
                 g = grade_answer(texts, logprobs, bool(self.config.params.get("logprobs")))

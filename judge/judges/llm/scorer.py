@@ -26,6 +26,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, ValidationError
 
+from judge.judges.llm.choices import CONFLICT
 from judge.judges.llm.jsonreply import ParseError, json_candidates, strip_fence, validation_detail
 
 _ROLE_LINE = re.compile(r"^\[(system|user|assistant)\]\s*$", re.MULTILINE)
@@ -271,7 +272,8 @@ class Scorer:
         Returns:
             0-based item position → ``(score in [0, 1], rationale)``, or the parse-error
             message of that item's entry. Items without an entry are absent; an entry naming no
-            valid item answers none; the first entry for an item wins.
+            valid item answers none; the first entry for an item wins, unless a later one gives
+            it another score: then the item's answer is a "conflicting scores" parse error.
 
         Raises:
             ParseError: no ``{"scores": [...]}`` object in the text.
@@ -293,7 +295,12 @@ class Scorer:
                                    f"scores.{k}.{validation_detail(exc)}")
                 continue
             if 1 <= item.index <= n_items:
-                out.setdefault(item.index - 1, (item.score, item.rationale))
+                first = out.get(item.index - 1)
+                if isinstance(first, tuple) and first[0] != item.score:  # judge.judges.llm.choices
+                    out[item.index - 1] = (f"{CONFLICT}: item {item.index} has entries scoring "
+                                           f"{first[0]:g} and {item.score:g}; none is used")
+                else:
+                    out.setdefault(item.index - 1, (item.score, item.rationale))
         return out
 
 
