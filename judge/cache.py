@@ -302,9 +302,14 @@ class JudgeCache(CacheLeases):
                 self._cache = diskcache.Cache(str(self.directory), disk=SafeDisk)
             except _STORAGE_ERRORS as exc:
                 if _full(exc) and (self.directory / "cache.db").exists():
-                    self._refuse(exc)
-                    self._ro = ReadOnlyStore(self.directory)
-                    return self._ro
+                    try:  # a database the full disk let diskcache create has no table
+                        ro = ReadOnlyStore(self.directory)
+                    except sqlite3.Error:
+                        ro = None
+                    if ro is not None:
+                        self._refuse(exc)
+                        self._ro = ro
+                        return self._ro
                 raise InputError(
                     f"cannot open the cache for writing: {_reason(exc)} (use --cache-mode "
                     "read-only to reuse it without writing, or --cache-dir elsewhere)",

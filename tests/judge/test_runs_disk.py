@@ -378,6 +378,49 @@ def test_run_dir_on_full_tmpfs_enospc_cache_complete_rerun_pays_none(tmp_path: P
         assert s["judge_calls"] == 0 and s["cache_hits"] == n and _chat_requests(srv) == []
 
 
+def _filled_tmpfs(mnt: Path) -> str:
+    """Shell: mount a 64 kB tmpfs on ``mnt`` and fill its blocks with one file; directories
+    can still be created there (a tmpfs directory takes an inode, no block)."""
+    return (f"mount -t tmpfs -o size=64k tmpfs {mnt} || exit 99; "
+            f"dd if=/dev/zero of={mnt}/fill bs=4k 2>/dev/null; mkdir {mnt}/probe-dir || exit 98; "
+            f"rmdir {mnt}/probe-dir; ")
+
+
+def test_out_on_a_full_disk_that_still_makes_directories_is_refused_before_any_call(
+        tmp_path: Path) -> None:
+    # before: the probe created (and removed) a directory, which a full disk still allows:
+    # all calls were paid, then writing the run failed, exit 1. Now 4 KiB are written and
+    # synced there first: one line, exit 2, no call
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(20))
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    with FakeOpenAIServer() as srv:
+        res = _in_mount_ns(_filled_tmpfs(mnt) + _cmd(_llm_args(
+            data, srv, tmp_path / "cache", "--out", str(mnt / "run")))
+            + f"; rc=$?; ls -A {mnt} > {tmp_path}/left.txt; exit $rc")
+        assert res.returncode == 2, res.stderr
+        line = _one_error_line(res.stderr)
+        assert "cannot write the output directory here: No space left on device" in line
+        assert _chat_requests(srv) == []
+    assert (tmp_path / "left.txt").read_text().split() == ["fill"]  # no probe left behind
+
+
+def test_a_cache_that_cannot_be_created_is_one_line_and_no_call(tmp_path: Path) -> None:
+    # before: "no such table: Cache", a 346-line traceback (diskcache created an empty
+    # database file on the full disk, which was then opened read-only)
+    data = write_items(tmp_path / "d.jsonl", letter_pairs(20))
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    with FakeOpenAIServer() as srv:
+        res = _in_mount_ns(_filled_tmpfs(mnt) + _cmd(_llm_args(
+            data, srv, mnt / "cache", "--out", str(tmp_path / "run"))))
+        assert res.returncode == 2, res.stderr
+        line = _one_error_line(res.stderr)
+        assert "cannot open the cache for writing" in line and str(mnt / "cache") in line
+        assert _chat_requests(srv) == []
+    assert not (tmp_path / "run").exists()
+
+
 # --------------------------------------------------------------- 3. read-only cache
 def test_cache_on_read_only_mount_serves_read_only_and_cache_only(tmp_path: Path) -> None:
     n = 40

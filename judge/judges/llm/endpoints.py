@@ -14,9 +14,10 @@ the OpenAI API (vLLM / SGLang / llama.cpp servers), used as one judge.
 * **Slow replicas**: each endpoint's client has a wall-clock deadline per exchange
   (``--timeout``): an exchange past it is cancelled client side (its connection closed) and the
   cancellation is awaited *before* the request is sent to the next endpoint; a timeout is not
-  retried on the slow endpoint. An answer that arrived while it was being cancelled is kept — the
-  request is not sent again, so never paid twice — and counted as a late answer
-  (:class:`judge.judges.llm.openai_client.JudgeClient`).
+  retried on the slow endpoint. An answer that arrives in a short grace past the deadline, or
+  while being cancelled, is kept — the request is not sent again — and counted as a late answer
+  (:mod:`judge.judges.llm.deadline`); its endpoint is then avoided as a failed one would be
+  (it missed the deadline), so a replica as slow as ``--timeout`` is not kept racing it.
 * **Statistics** per endpoint (requests, ``ok``, failures, requests moved to another endpoint,
   exchanges cancelled at the deadline, late answers, mean latency, the last error) go to
   ``summary.json`` as ``endpoints``, with the run's ``late_answers`` beside them.
@@ -168,7 +169,11 @@ class EndpointPool:
                 ep.in_flight -= 1
                 ep.latency_s += time.perf_counter() - t0
             ep.ok += 1
-            ep.down_until = 0.0
+            deadline = getattr(ep.client, "deadline_s", None)
+            late = deadline is not None and time.perf_counter() - t0 > deadline
+            # a late answer is used, but its endpoint missed the deadline: avoided as a failed
+            # one, so a replica as slow as --timeout is not kept busy (and racing it)
+            ep.down_until = time.monotonic() + self.cooldown_s if late else 0.0
             return result
         assert last is not None
         if len(self.endpoints) > 1:

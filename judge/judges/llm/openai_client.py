@@ -30,18 +30,12 @@ timeouts, typed errors) and the aiohttp or httpx transport. Clients whose reques
 per call (an API-key provider callable, a provider runtime, workload identity) always take the
 SDK's whole path.
 
-A client of one replica among several (:mod:`judge.judges.llm.endpoints`) gets a **deadline**
-per HTTP exchange (``--timeout``, wall clock): when it passes, the exchange is cancelled — its
-connection closed, so a server that aborts on disconnect (vLLM, SGLang) stops generating — and
-the cancellation is awaited before the error is raised, so the request is moved to another
-replica only once this one has really been given up. A timeout there is not retried on the same
-slow replica (the SDK would, ``--max-retries`` times). An answer that arrived while it was being
-cancelled is a *late answer*: it is kept (the request is not sent again) and counted.
+Every chat exchange has a wall-clock **deadline** (``--timeout``): see
+:mod:`judge.judges.llm.deadline`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from dataclasses import dataclass
@@ -50,7 +44,8 @@ from typing import Any
 from openai import AsyncOpenAI
 from openai._models import FinalRequestOptions
 
-CHAT_PATH = "/chat/completions"
+from judge.judges.llm.deadline import CHAT_PATH, is_chat, send_within_deadline
+
 HTTP_BACKENDS = ("auto", "aiohttp", "httpx")
 _VARYING = (b"content-length", b"x-stainless-retry-count")
 _LOG = logging.getLogger("httpx2")
@@ -164,9 +159,11 @@ class JudgeClient(AsyncOpenAI):
     request, and every request of a client whose requests can change per call, is built by the
     SDK. Same constructor as ``AsyncOpenAI``."""
 
-    def __init__(self, *args: Any, deadline_s: float | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, deadline_s: float | None = None,
+                 move_on_deadline: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.deadline_s = deadline_s  # per exchange, for a replica of several (module doc)
+        self.deadline_s = deadline_s  # wall clock per exchange (module docstring)
+        self.move_on_deadline = move_on_deadline  # a replica: not retried here at the deadline
         self.cancelled = 0  # exchanges cut at the deadline and cancelled here
         self.late_answers = 0  # answers that arrived while being cancelled (kept)
         self._chat_template: RequestTemplate | None = None
@@ -197,33 +194,10 @@ class JudgeClient(AsyncOpenAI):
                                          options.idempotency_key, retries_taken)
 
     async def _send_request(self, request: Any, *, stream: bool, **kwargs: Any) -> Any:
-        if self.deadline_s is None:
+        if self.deadline_s is None or not (self.move_on_deadline or is_chat(request)):
             return await self._send_one(request, stream=stream, **kwargs)
-        from openai import APITimeoutError
-        from openai._httpx2 import timeout_exceptions
-
-        task = asyncio.ensure_future(self._send_one(request, stream=stream, **kwargs))
-        try:
-            done, _ = await asyncio.wait({task}, timeout=self.deadline_s)
-        except BaseException:  # the caller gave up: so does the exchange
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            raise
-        try:
-            if task not in done:
-                task.cancel()  # closes its connection; awaited before the request moves on
-                response = await task
-                self.late_answers += 1  # it finished while being cancelled: kept
-                return response
-            return task.result()
-        except asyncio.CancelledError:
-            cancelling = getattr(asyncio.current_task(), "cancelling", None)  # 3.11+
-            if cancelling is not None and cancelling():
-                raise  # the caller itself is being cancelled
-            self.cancelled += 1
-            raise APITimeoutError(request=request) from None  # the SDK does not retry it
-        except timeout_exceptions() as exc:  # the transport's own timeout: not retried here
-            raise APITimeoutError(request=request) from exc
+        return await send_within_deadline(self, request, self._send_one(
+            request, stream=stream, **kwargs))
 
     async def _send_one(self, request: Any, *, stream: bool, **kwargs: Any) -> Any:
         client = self._client
@@ -296,8 +270,9 @@ def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_re
         timeout_s: per-request timeout in seconds.
         max_retries: the SDK's retries of 429/5xx/timeouts/connection errors.
         http: ``aiohttp`` or ``httpx`` (:func:`resolve_http`).
-        deadline: a replica of several: ``timeout_s`` is a wall-clock deadline per exchange,
-            cancelled when it passes and not retried on this endpoint (module docstring).
+        deadline: a replica of several: the deadline's exchange is not retried on this
+            endpoint but moved to another (module docstring). Otherwise (one endpoint) a chat
+            exchange past the deadline is cancelled and retried here, ``max_retries`` times.
     """
     from openai import DefaultAioHttpClient
 
@@ -306,4 +281,4 @@ def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_re
         kwargs["http_client"] = DefaultAioHttpClient(timeout=timeout_s)
     return JudgeClient(api_key=os.environ.get(api_key_env) or "no-key-needed",
                        base_url=base_url, timeout=timeout_s, max_retries=max_retries,
-                       deadline_s=timeout_s if deadline else None, **kwargs)
+                       deadline_s=timeout_s, move_on_deadline=deadline, **kwargs)
