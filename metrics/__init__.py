@@ -51,6 +51,7 @@ from metrics.generation import (
     token_scores,
     weighted_precision,
 )
+from metrics.independence import effective_judges, error_phi, mean_error_phi
 from metrics.multilabel import MultilabelScores, f_beta, multilabel_scores
 from metrics.normalize import normalize
 from metrics.overlap import RougeBleu, bleu4, rouge_bleu
@@ -123,7 +124,9 @@ __all__ = [
     "cohen_kappa",
     "confusion_counts",
     "dcg_at_k",
+    "effective_judges",
     "err_at_k",
+    "error_phi",
     "exact_assignment",
     "f_beta",
     "fc_score",
@@ -138,6 +141,7 @@ __all__ = [
     "max_weight_matching",
     "mean_average_precision",
     "mean_err",
+    "mean_error_phi",
     "mean_ndcg",
     "multilabel_scores",
     "ndcg_at_k",

@@ -13,6 +13,9 @@ No statistic is new here; each column comes from code that already computes it:
   the paired comparison uses the pairs **both** judges scored (a failed pair has no score);
 * swap and repeat flip rates at the judge's τ: :func:`judge.probes.swap.swap_probe`,
   :func:`judge.probes.repeat.repeat_probe` (Wilson 95 % intervals);
+* a panel's worth in independent judges (``panel``: its members' error φ at its τ, Kish's
+  n_eff, each member's κ beside the panel's): :func:`judge.calibration.panelstats.
+  panel_independence`;
 * parse-error rate = ``parse_error`` verdicts / verdicts of the pairs sent to the judge;
   tokens, USD and wall seconds of the scoring calls per 1,000 labelled pairs (calls made by
   this run: answers served from the cache cost nothing, so a cached rerun shows 0).
@@ -43,6 +46,7 @@ from judge.calibration.calibrate import calibrate_judge
 from judge.calibration.humans import MIN_HUMAN_PAIRS, human_row, multiply_annotated
 from judge.calibration.labels import LabelSet
 from judge.calibration.pairmetrics import AT_TAU, METRICS, metrics_at_tau, pair_rows
+from judge.calibration.panelstats import panel_independence
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.errors import InputError
 from judge.judges.base import Judge, JudgeContext
@@ -146,6 +150,10 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         if row["tau"] is not None:
             row.update(_probes(judge, js, labels, cache, row["tau"], swap, repeats, n_boot,
                                seed, progress_factory))
+            if js.member_verdicts and js.describe.get("members"):  # a panel (not --repeats)
+                row["panel"] = panel_independence(
+                    js.member_verdicts, labels, {r["judge"]: r["tau"] for r in rows},
+                    row["tau"], row["kappa"])
         rows.append(row)
         scores.append(js.scores)
     first = rows[0]

@@ -82,9 +82,15 @@ def cells(row: Mapping[str, Any]) -> list[str]:
 
 
 def notes(table: Mapping[str, Any]) -> list[str]:
-    """The table's notes, then ``judge: note`` for each row with one (an undefined τ…)."""
+    """The table's notes, then ``judge: note`` for each row with one (an undefined τ…), then
+    what each panel is worth in independent judges
+    (:func:`judge.calibration.panelstats.panel_note`)."""
+    from judge.calibration.panelstats import panel_note
+
     return [*table["notes"], *(f"{r['judge']}: {r['note']}" for r in table["rows"]
-                               if r.get("note"))]
+                               if r.get("note")),
+            *(f"{r['judge']}: {panel_note(r['panel'])}" for r in table["rows"]
+              if r.get("panel"))]
 
 
 def title(table: Mapping[str, Any]) -> str:

@@ -34,6 +34,9 @@ def leaderboard_command(
         help="Fewest pairs with ≥ 2 annotations for the humans ceiling row (fewer: no row, "
              "and a note says why).")] = 30,
     seed: Annotated[int, typer.Option(help="Random seed (bootstrap, folds, swap sample).")] = 0,
+    panel: Annotated[str | None, typer.Option(
+        help="Also rank the panel of the given judges with this vote (mean, median, min or "
+             "max): its row says what it is worth in independent judges.")] = None,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -56,6 +59,7 @@ def leaderboard_command(
     from judge.calibration.labels import load_labels
     from judge.calibration.leaderboard import leaderboard
     from judge.calibration.leaderboard_report import write_leaderboard
+    from judge.calibration.panelstats import leaderboard_panel
     from judge.cli.options import judge_options
     from judge.judges.judgesfile import build_judges
     from judge.pipeline.checks import check_min
@@ -78,6 +82,8 @@ def leaderboard_command(
         judges = build_judges(list(judge or []), judges_file, options)
         if len({j.id for j in judges}) != len(judges):
             raise InputError("the same judge is given twice", field="judge")
+        if panel is not None:
+            judges.append(leaderboard_panel(judges, panel))
         label_sets = [load_labels(p, pred_field, truth_field, label_field, positive_threshold,
                                   where or [], max_chars=max_chars) for p in labels]
         for ls in label_sets:

@@ -324,3 +324,69 @@ def test_leaderboard_at_80_columns_shows_every_number_whole(tmp_path: Path,
     else:  # short names head their columns
         assert all(any(h in line for line in lines) for h in heads)
         assert not any(line.startswith("  A = ") for line in lines)
+
+
+def test_a_panel_row_reports_its_members_error_phi_and_n_eff(tmp_path: Path) -> None:
+    # three table judges on the 6 pairs: A and B score as FAKE, C = [.9, .1, .1, .9, .9, .1].
+    # The mean panel scores [.9, .633, .1, .367, .367, .633]; τ by F1 over its midpoints:
+    # 0.233 → "same" for all but cat: TP 3, FP 2, FN 0, F1 0.75 (0.5 → 2/3, 0.767 → 0.5).
+    # Each member at its own τ 0.5: A and B err on car (FN) and cake (FP), C on book (FN) and
+    # sun (FP):
+    # φ(A, B) = 1; φ(A, C) = φ(B, C) = (0·2 − 2·2)/√(2·4·2·4) = −0.5; mean 0; n_eff = 3.
+    tables = {}
+    for name, scores in (("a", FAKE), ("b", FAKE), ("c", [0.9, 0.1, 0.1, 0.9, 0.9, 0.1])):
+        tables[name] = _write(tmp_path / f"{name}.jsonl", [
+            {"pred": p, "truth": t, "score": s} for (p, t, _), s in zip(LABELLED, scores,
+                                                                       strict=True)])
+    panel = "panel:mean(" + ",".join(f"table:{p}" for p in tables.values()) + ")"
+    out = tmp_path / "lb"
+    judges = [x for p in tables.values() for x in ("--judge", f"table:{p}")]
+    res = _run([str(_labels(tmp_path)), *judges, "--panel", "mean", "--swap", "0",
+                "--bootstrap", "0", "--folds", "2", "--out", str(out), "--cache-dir",
+                str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    row = _rows(out)[panel]
+    assert row["tau"] == pytest.approx((0.1 + 1.1 / 3) / 2)
+    p = row["panel"]
+    a, b, c = (f"table:{tables[n]}" for n in "abc")
+    assert p["members"] == [a, b, c] and p["pairs"] == 6
+    assert p["error_phi"] == {f"{a} | {b}": pytest.approx(1.0),
+                              f"{a} | {c}": pytest.approx(-0.5),
+                              f"{b} | {c}": pytest.approx(-0.5)}
+    assert p["mean_error_phi"] == pytest.approx(0.0, abs=1e-12)
+    assert p["n_eff"] == pytest.approx(3.0)
+    # each member at its own τ: 0.5 for all three (their only candidate)
+    assert p["member_tau"] == {a: pytest.approx(0.5), b: pytest.approx(0.5), c: pytest.approx(0.5)}
+    said = {n: [s > 0.5 for s in sc] for n, sc in
+            (("a", FAKE), ("c", [0.9, 0.1, 0.1, 0.9, 0.9, 0.1]))}
+    assert p["member_kappa"][a] == pytest.approx(cohen_kappa_score(Y, said["a"]))
+    assert p["member_kappa"][c] == pytest.approx(cohen_kappa_score(Y, said["c"]))
+    panel_said = [s > row["tau"] for s in (0.9, 1.9 / 3, 0.1, 1.1 / 3, 1.1 / 3, 1.9 / 3)]
+    assert p["panel_kappa"] == pytest.approx(cohen_kappa_score(Y, panel_said))
+    assert p["best_member"] == a  # A and C tie at κ 1/3: the first in order
+    text = " ".join(res.output.split())
+    assert "panel of 3 worth 3.00 independent judges (mean error φ 0.000 over 6 pairs" in text
+    res = _run([str(_labels(tmp_path)), judges[0], judges[1], "--panel", "vote",
+                "--out", str(tmp_path / "bad")])
+    assert res.exit_code == 2 and "expected one of mean, median, min, max" in res.output
+    assert not (tmp_path / "bad").exists()
+
+
+def test_members_whose_errors_avoid_each_other_are_worth_k_not_more() -> None:
+    from judge.calibration.labels import LabelledPair, LabelSet
+    from judge.calibration.panelstats import panel_independence
+
+    # 4 pairs labelled 1, 1, 0, 0; at τ 0.5 member x errs on pairs 0, 1 (says 0), y on 2, 3
+    # (says 1): error indicators [1, 1, 0, 0] and [0, 0, 1, 1], φ = −1. Kish's formula gives
+    # 2 / (1 − 1) = ∞; the report takes a negative mean φ as 0: worth 2
+    pairs = [LabelledPair(f"p{i}", f"t{i}", float(y), bool(y), (float(y),), f"f:{i}", None)
+             for i, y in enumerate([1, 1, 0, 0])]
+    labels = LabelSet(pairs, False, None, None, "f", "0" * 64, 4)
+    rows = [{"judge_id": j, "pred": f"p{i}", "truth": f"t{i}", "score": s, "outcome": "ok"}
+            for j, scores in (("x", [0.1, 0.1, 0.1, 0.1]), ("y", [0.9, 0.9, 0.9, 0.9]))
+            for i, s in enumerate(scores)]
+    rep = panel_independence(rows, labels, {}, 0.5, None)
+    assert rep is not None
+    assert rep["error_phi"] == {"x | y": pytest.approx(-1.0)}
+    assert rep["mean_error_phi"] == pytest.approx(-1.0) and rep["n_eff"] == pytest.approx(2.0)
+    assert rep["member_kappa"] == {"x": pytest.approx(0.0), "y": pytest.approx(0.0)}
