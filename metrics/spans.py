@@ -4,9 +4,13 @@ A span is ``(start, end, type, text)``: character offsets with ``end`` exclusive
 
 * **strict** — a predicted span is correct when a gold span of the same item has the same type
   and the same offsets, each gold span counted at most once. This is the exact-match span F1
-  of the CoNLL-2003 shared task (Tjong Kim Sang & De Meulder 2003, its ``conlleval`` script),
-  of ``seqeval`` in strict mode (``mode="strict"``, IOB2) and of ``nervaluate``'s ``strict``
-  schema. P = N_exact / |pred|, R = N_exact / |gold|, F1 = 2PR / (P + R).
+  of the CoNLL-2003 shared task (Tjong Kim Sang & De Meulder 2003, its ``conlleval`` script)
+  and of ``seqeval`` in strict mode (``mode="strict"``, IOB2); simjudge follows these two.
+  ``nervaluate``'s ``strict`` schema differs when predictions overlap: its loop lets an earlier
+  overlapping prediction of another type use up a gold span, so its strict counts can be
+  lower on overlapping predictions (issue 37 found 8 of 177 documents apart on one LLM's NER
+  predictions).
+  P = N_exact / |pred|, R = N_exact / |gold|, F1 = 2PR / (P + R).
 * **fuzzy** — within one item and one entity type, exact spans are paired first (score 1.0);
   the remaining predicted and gold spans of that type are paired one-to-one by a maximum-weight
   matching over the judge's scores on their texts, keeping only scores **strictly greater**

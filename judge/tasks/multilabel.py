@@ -1,7 +1,9 @@
 """``--task multilabel``: each item is a set of predicted labels against a set of gold labels;
 per-class (C-P, C-R, C-F1), overall (O-P, O-R, O-F1) and per-sample F1 over the union of the
-labels seen (seed 004; C-* equal scikit-learn's ``average="macro"``, O-* ``average="micro"``,
-sample F1 ``average="samples"``)."""
+labels seen (seed 004; C-P and C-R equal scikit-learn's ``average="macro"`` precision and
+recall, but C-F1 is the seed's harmonic mean of C-P and C-R, not scikit-learn's macro F1 (the
+mean of the per-class F1); O-* equal ``average="micro"``, sample F1
+``average="samples"``; :mod:`metrics.multilabel`)."""
 
 from __future__ import annotations
 
