@@ -12,8 +12,10 @@ This package never imports ``judge``.
 
 from metrics.agreement import (
     cohen_kappa,
+    gwet_ac1_from_counts,
     kappa_from_counts,
     krippendorff_alpha,
+    mcc_from_counts,
     pearson,
     pr_auc,
     roc_auc,
@@ -135,10 +137,12 @@ __all__ = [
     "fns2str",
     "fuzzy_match",
     "fuzzy_prf",
+    "gwet_ac1_from_counts",
     "jieba_tokenize",
     "kappa_from_counts",
     "krippendorff_alpha",
     "max_weight_matching",
+    "mcc_from_counts",
     "mean_average_precision",
     "mean_err",
     "mean_error_phi",

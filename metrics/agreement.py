@@ -9,6 +9,7 @@ Sources: Cohen (1960) for κ; ROC-AUC as the Mann–Whitney U statistic with mid
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -50,6 +51,64 @@ def kappa_from_counts(tp: float, fp: float, fn: float, tn: float,
     if pe >= 1.0:
         return undefined
     return float((po - pe) / (1.0 - pe))
+
+
+def gwet_ac1_from_counts(tp: float, fp: float, fn: float, tn: float,
+                         undefined: float = float("nan")) -> float:
+    """Gwet's AC1 of a 2×2 table of two raters (judge × human), stable where one label
+    dominates (κ's paradox: high agreement, low κ).
+
+    AC1 = (p_o − p_e) / (1 − p_e) with p_o = (TP + TN)/N, π = ((TP+FP) + (TP+FN)) / (2N) the
+    mean share of "yes" over the two raters, and p_e = 2π(1 − π).
+
+    Returns:
+        AC1 in [−1, 1]; ``undefined`` (NaN) when N = 0 or p_e = 1 (never for two categories:
+        p_e <= 1/2).
+
+    Source: Gwet (2008), "Computing inter-rater reliability and its variance in the presence
+    of high agreement", Br. J. Math. Stat. Psychol. 61:29–48, eq. for two raters, two
+    categories.
+
+    Examples:
+        The table of :func:`kappa_from_counts`: p_o = 0.7, π = (25 + 30)/100 = 0.55,
+        p_e = 2·0.55·0.45 = 0.495, AC1 = 0.205/0.505 = 0.40594.
+
+        >>> round(gwet_ac1_from_counts(tp=20, fp=5, fn=10, tn=15), 5)
+        0.40594
+    """
+    n = tp + fp + fn + tn
+    if n == 0:
+        return undefined
+    po = (tp + tn) / n
+    pi = ((tp + fp) + (tp + fn)) / (2 * n)
+    pe = 2 * pi * (1 - pi)
+    if pe >= 1.0:
+        return undefined
+    return float((po - pe) / (1.0 - pe))
+
+
+def mcc_from_counts(tp: float, fp: float, fn: float, tn: float,
+                    undefined: float = float("nan")) -> float:
+    """Matthews correlation coefficient of a 2×2 confusion matrix.
+
+    MCC = (TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN)).
+
+    Returns:
+        MCC in [−1, 1]; ``undefined`` (NaN) when a margin is 0 (scikit-learn's
+        ``matthews_corrcoef`` returns 0.0 there).
+
+    Source: Matthews (1975); equals ``sklearn.metrics.matthews_corrcoef``.
+
+    Examples:
+        (20·15 − 5·10) / √(25·30·20·25) = 250 / √375000 = 0.40825.
+
+        >>> round(mcc_from_counts(tp=20, fp=5, fn=10, tn=15), 5)
+        0.40825
+    """
+    den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    if den <= 0:
+        return undefined
+    return float((tp * tn - fp * fn) / math.sqrt(den))
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable],

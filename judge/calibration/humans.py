@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from judge.calibration.labels import LabelSet
-from judge.calibration.pairmetrics import METRICS, metrics_at_tau, pair_rows
+from judge.calibration.pairmetrics import METRICS, metrics_at_tau, pair_rows, wilson_rates
 from judge.calibration.scoring import JudgeScores
 from judge.numbers import finite_or_none
 from judge.pipeline.uncertainty import bootstrap_cis
@@ -98,6 +98,7 @@ def human_row(labels: LabelSet, n_boot: int, seed: int) -> dict[str, Any] | None
     }
     for m in METRICS:
         row[f"{m}_ci95"] = [finite_or_none(x) for x in ci.get(m, [None, None])]
+    row.update(wilson_rates(rows))
     if row["roc_auc"] is None:
         row["note"] = (f"on the {len(rows)} pairs with ≥ 2 annotations the other "
                        "annotators' consensus is of one class: undefined")

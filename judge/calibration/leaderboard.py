@@ -5,6 +5,10 @@ No statistic is new here; each column comes from code that already computes it:
 
 * ROC-AUC, PR-AUC, τ (chosen by the objective, default F1) with its bootstrap 95 % CI, κ and
   F1 at τ: :func:`judge.calibration.calibrate.calibrate_judge`;
+* "can this judge replace a reviewer?" at its τ: Gwet's AC1 (stable when one label dominates;
+  Gwet 2008), MCC (Matthews 1975), TPR and TNR — with bootstrap 95 % CIs, and Wilson 95 %
+  intervals for TPR and TNR (``tpr_wilson95``, ``tnr_wilson95``): :func:`judge.calibration.
+  pairmetrics.metrics_at_tau`;
 * 5-fold CV κ: the same function with objective ``kappa`` (τ chosen by κ on the other folds);
 * 95 % CIs of ROC-AUC, PR-AUC, κ and F1 at the judge's τ (τ held fixed, pairs resampled) and
   the paired CI of each judge's difference from the first judge:
@@ -45,7 +49,13 @@ from judge.cache import JudgeCache
 from judge.calibration.calibrate import calibrate_judge
 from judge.calibration.humans import MIN_HUMAN_PAIRS, human_row, multiply_annotated
 from judge.calibration.labels import LabelSet
-from judge.calibration.pairmetrics import AT_TAU, METRICS, metrics_at_tau, pair_rows
+from judge.calibration.pairmetrics import (
+    AT_TAU,
+    METRICS,
+    metrics_at_tau,
+    pair_rows,
+    wilson_rates,
+)
 from judge.calibration.panelstats import panel_independence
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.errors import InputError
@@ -55,6 +65,9 @@ from judge.pipeline.uncertainty import bootstrap_cis, paired_bootstrap
 from metrics import normalize
 
 LEXICAL = "lexical"
+REVIEWER_METRICS = ("ac1", "mcc", "tpr", "tnr")
+"""Columns for "can this judge replace a reviewer?" (issue 38): Gwet's AC1 (Gwet 2008), MCC
+(Matthews 1975), TPR and TNR (with Wilson 1927 intervals) at the judge's τ."""
 DESCRIBE_KEYS = ("id", "backend", "method", "model", "base_url", "scorer", "score_mode",
                  "members", "repeats", "of")
 """The parts of a judge's description a leaderboard row keeps (its identity, not its
@@ -79,9 +92,10 @@ def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds
     at = rep.get("at_tau") or {}
     tau_ci = (rep.get("bootstrap") or {}).get("tau_ci95") or [None, None]
     lo, hi = (finite_or_none(x) for x in tau_ci)
-    ci = {m: v for m, v in bootstrap_cis(metrics_at_tau, pair_rows(js.scores, labels, _at(tau)),
-                                         n_boot, seed)["ci95"].items()
+    rows = pair_rows(js.scores, labels, _at(tau))
+    ci = {m: v for m, v in bootstrap_cis(metrics_at_tau, rows, n_boot, seed)["ci95"].items()
           if tau is not None or m not in AT_TAU}
+    point = metrics_at_tau(rows) if rows and tau is not None else {}
     judged = sum(js.outcomes.values())
     n = len(labels.pairs)
     row: dict[str, Any] = {
@@ -100,6 +114,9 @@ def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds
     }
     for m in METRICS:
         row[f"{m}_ci95"] = [finite_or_none(x) for x in ci.get(m, [None, None])]
+    for m in REVIEWER_METRICS:
+        row[m] = finite_or_none(point.get(m, math.nan))
+    row.update(wilson_rates(rows) if point else {})
     return row
 
 

@@ -13,7 +13,10 @@ from judge.display import DASH, interval, num
 
 FOOTNOTES = (
     "Each row: ROC-AUC and PR-AUC of the judge's scores against the human labels; κ and F1 at "
-    "the τ that maximises the objective; [95 % bootstrap CI] over pairs at that fixed τ; CV κ: "
+    "the τ that maximises the objective; [95 % bootstrap CI] over pairs at that fixed τ; AC1: "
+    "Gwet's AC1 (Gwet 2008), stable when one label dominates; MCC: Matthews' correlation; TPR, "
+    "TNR: shares of the human positives / negatives the judge gets right at τ [Wilson 95 % "
+    "CI]; CV κ: "
     "mean ± SD over folds, τ chosen by κ on the other folds; τ (width of its 95 % bootstrap "
     "CI); parse err: parse_error share of the verdicts; swap/repeat flip: share of probed pairs "
     "whose verdict crosses τ when the sides are exchanged / on a repeated call [Wilson 95 % CI] "
@@ -32,7 +35,8 @@ FOOTNOTES = (
 def columns(baseline: str, objective: str) -> list[str]:
     """The column headers (``baseline``: the first judge, for the Δ columns)."""
     return ["judge", "ROC-AUC [95 % CI]", "PR-AUC [95 % CI]", f"κ at τ ({objective})",
-            f"F1 at τ ({objective})", "CV κ", "τ (CI width)", "parse err", "swap flip",
+            f"F1 at τ ({objective})", "AC1 at τ", "MCC at τ", "TPR [Wilson]", "TNR [Wilson]",
+            "CV κ", "τ (CI width)", "parse err", "swap flip",
             "repeat flip", "tokens/1k", "$/1k", "s/1k", f"Δ ROC-AUC vs {baseline}",
             f"Δ κ vs {baseline}"]
 
@@ -51,6 +55,13 @@ def _rate(probe: Mapping[str, Any] | None) -> str:
     lo, hi = probe.get("flip_rate_ci95") or [None, None]
     ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]" if lo is not None and hi is not None else ""
     return f"{100 * probe['flip_rate']:.1f} %{ci}"
+
+
+def _wilson(row: Mapping[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return DASH
+    return f"{num(value, 3)} {interval(row.get(f'{key}_wilson95'), 3)}".strip()
 
 
 def _delta(row: Mapping[str, Any], metric: str) -> str:
@@ -72,6 +83,7 @@ def cells(row: Mapping[str, Any]) -> list[str]:
     name = row["judge"] + (f" (n={row['pairs_scored']})" if row["judge"] == HUMANS
                            else " (ref.)" if row.get("reference") else "")
     return [name, _ci(row, "roc_auc"), _ci(row, "pr_auc"), _ci(row, "kappa"), _ci(row, "f1"),
+            _ci(row, "ac1"), _ci(row, "mcc"), _wilson(row, "tpr"), _wilson(row, "tnr"),
             DASH if cv is None else f"{cv:.3f} ± {row.get('cv_kappa_sd') or 0.0:.3f}",
             (row.get("label_rule") or DASH) if tau is None else
             f"{tau:.3f} ({num(row.get('tau_ci95_width'), 3)})",

@@ -11,25 +11,35 @@ from typing import Any
 import numpy as np
 
 from judge.calibration.labels import LabelSet
-from metrics import Confusion, kappa_from_counts, pr_auc, roc_auc, scores_from_counts
+from metrics import (
+    Confusion,
+    gwet_ac1_from_counts,
+    kappa_from_counts,
+    mcc_from_counts,
+    pr_auc,
+    roc_auc,
+    scores_from_counts,
+)
 
-METRICS = ("roc_auc", "pr_auc", "kappa", "f1")
+METRICS = ("roc_auc", "pr_auc", "kappa", "f1", "ac1", "mcc", "tpr", "tnr")
 """The metrics with bootstrap and paired 95 % CIs."""
-AT_TAU = ("kappa", "f1")
+AT_TAU = ("kappa", "f1", "ac1", "mcc", "tpr", "tnr")
 """The metrics that need τ: left out where a judge's τ is undefined."""
 
 
 def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """ROC-AUC, PR-AUC, Cohen's κ and F1 of scored pairs at a fixed τ (a pair is "same" when
-    score > τ); the metric function given to the bootstrap.
+    """ROC-AUC, PR-AUC, and at a fixed τ (a pair is "same" when score > τ) Cohen's κ, F1,
+    Gwet's AC1, MCC, TPR (recall of the human positives) and TNR (of the negatives) of scored
+    pairs; the metric function given to the bootstrap.
 
     Args:
         rows: ``{"score": float, "label": bool, "tau": float}`` per scored pair, all with the
             same ``tau`` (the judge's calibrated τ).
 
     Returns:
-        ``{"roc_auc", "pr_auc", "kappa", "f1"}``; NaN for a metric undefined on these rows
-        (one class: no AUC; κ with chance agreement 1), as NaN replicates are dropped by
+        ``{"roc_auc", "pr_auc", "kappa", "f1", "ac1", "mcc", "tpr", "tnr"}``; NaN for a
+        metric undefined on these rows (one class: no AUC, no TPR or TNR; κ with chance
+        agreement 1; MCC with an empty margin), as NaN replicates are dropped by
         :func:`metrics.percentile_ci`.
     """
     s = np.array([float(r["score"]) for r in rows], dtype=np.float64)
@@ -38,10 +48,25 @@ def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     two = bool(y.any() and not y.all())
     return {"roc_auc": roc_auc(y, s) if two else math.nan,
             "pr_auc": pr_auc(y, s) if two else math.nan,
-            "kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1)}
+            "kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1),
+            "ac1": gwet_ac1_from_counts(*c), "mcc": mcc_from_counts(*c),
+            "tpr": c.tp / (c.tp + c.fn) if c.tp + c.fn else math.nan,
+            "tnr": c.tn / (c.tn + c.fp) if c.tn + c.fp else math.nan}
 
 
 def pair_rows(scores: np.ndarray, labels: LabelSet, tau: float) -> list[dict[str, Any]]:
     """One row ``{"index", "score", "label", "tau"}`` per pair with a score (NaN = none)."""
     return [{"index": k, "score": float(s), "label": p.positive, "tau": tau}
             for k, (s, p) in enumerate(zip(scores, labels.pairs, strict=True)) if not np.isnan(s)]
+
+
+def wilson_rates(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float | None]]:
+    """Wilson 95 % intervals (Wilson 1927) of TPR and TNR at τ over :func:`pair_rows` rows:
+    ``{"tpr_wilson95": [lo, hi], "tnr_wilson95": [lo, hi]}`` (``[None, None]`` without a
+    positive, resp. negative, pair)."""
+    from judge.probes.stats import wilson_ci
+
+    hit_pos = [float(r["score"]) > float(r["tau"]) for r in rows if r["label"]]
+    hit_neg = [float(r["score"]) <= float(r["tau"]) for r in rows if not r["label"]]
+    return {"tpr_wilson95": wilson_ci(sum(hit_pos), len(hit_pos)),
+            "tnr_wilson95": wilson_ci(sum(hit_neg), len(hit_neg))}

@@ -10,11 +10,12 @@ by hand or taken from scikit-learn.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sklearn.metrics import cohen_kappa_score, f1_score, roc_auc_score
+from sklearn.metrics import cohen_kappa_score, f1_score, matthews_corrcoef, roc_auc_score
 from typer.testing import CliRunner
 
 from judge.cli import app
@@ -77,7 +78,18 @@ def test_leaderboard_row_equals_scikit_learn_and_writes_three_files(tmp_path: Pa
     assert r["roc_auc"] == pytest.approx(roc_auc_score(Y, FAKE)) == pytest.approx(2 / 3)
     assert r["f1"] == pytest.approx(f1_score(Y, pred)) == pytest.approx(2 / 3)
     assert r["kappa"] == pytest.approx(cohen_kappa_score(Y, pred)) == pytest.approx(1 / 3)
-    for m in ("roc_auc", "pr_auc", "kappa", "f1"):
+    # can it replace a reviewer: MCC = (2·2 − 1·1)/√(3·3·3·3) = 1/3 (= sklearn); AC1 with
+    # p_o = 4/6, π = (3 + 3)/12 = 1/2, p_e = 2·½·½ = ½: (4/6 − ½)/½ = 1/3; TPR = TNR = 2/3
+    assert r["mcc"] == pytest.approx(matthews_corrcoef(Y, pred)) == pytest.approx(1 / 3)
+    assert r["ac1"] == pytest.approx(1 / 3)
+    assert r["tpr"] == pytest.approx(2 / 3) and r["tnr"] == pytest.approx(2 / 3)
+    # Wilson 95 % for 2 of 3, by its formula (z = 1.959964)
+    z, p, n = 1.959964, 2 / 3, 3
+    mid, half = (p + z * z / (2 * n)), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    wilson = [(mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)]
+    assert r["tpr_wilson95"] == pytest.approx(wilson, abs=1e-6)
+    assert r["tnr_wilson95"] == pytest.approx(wilson, abs=1e-6)
+    for m in ("roc_auc", "pr_auc", "kappa", "f1", "ac1", "mcc", "tpr", "tnr"):
         lo, hi = r[f"{m}_ci95"]
         assert lo <= r[m] <= hi
     assert r["parse_error_rate"] == 0.0 and r["outcomes"] == {"ok": 6}
