@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
 import subprocess
 import time
 import urllib.error
@@ -117,8 +119,8 @@ class Server:
     def label(self, reviewer: str, pair: dict[str, Any], value: int, note: str = "") -> Any:
         """Label ``pair`` (as the server sent it) and return the reply."""
         return self.post("/api/label", {"reviewer": reviewer, "index": pair["index"],
-                                        "key": [pair["item_id"], pair["pred"], pair["truth"]],
-                                        "action": "label", "value": value, "note": note})
+                                        "key": pair["key"], "action": "label", "value": value,
+                                        "note": note})
 
     def stop(self) -> None:
         """Terminate the server (SIGTERM, then SIGKILL)."""
@@ -131,11 +133,16 @@ class Server:
                 self.proc.wait(10)
 
 
-def start(args: list[str], cwd: Path, timeout: float = 120.0) -> Server:
-    """Start ``simjudge review ARGS --port 0`` and wait for the URL it prints; the token is read
-    from the page's configuration."""
-    proc = subprocess.Popen([*CLI, "review", *args, "--port", "0"], cwd=cwd, env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start(args: list[str], cwd: Path, timeout: float = 120.0, prefix: list[str] | None = None,
+          ) -> Server:
+    """Start ``simjudge review ARGS --port 0`` (run by ``PREFIX… 'COMMAND'`` when given: a
+    shell script's last word) and wait for the URL it prints; the token is read from the page's
+    configuration."""
+    command = [*CLI, "review", *args, "--port", "0"]
+    if prefix is not None:
+        command = [*prefix[:-1], prefix[-1] + " exec " + shlex.join(command)]
+    proc = subprocess.Popen(command, cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
     url = None
     assert proc.stdout is not None
@@ -188,3 +195,39 @@ def stop(proc: subprocess.Popen[str]) -> None:
     proc.terminate()
     proc.wait(10)
 
+
+def mount_namespace_reason() -> str | None:
+    """None when this process can make private mounts (``unshare -m`` + ``mount``, as root),
+    else why not (as tests/judge/test_runs_disk.py)."""
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return "unshare/mount not installed"
+    res = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                          "mount -t tmpfs -o size=64k tmpfs /mnt && touch /mnt/x"],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        return f"cannot create a private mount namespace here: {res.stderr.strip()[:200]}"
+    return None
+
+
+def in_tmpfs(mnt: Path, size: str) -> list[str]:
+    """The prefix of :func:`start` that runs the server in a private mount namespace with a
+    ``size`` tmpfs at ``mnt`` (seen from outside as ``/proc/PID/root/MNT``; it vanishes with
+    the server)."""
+    mnt.mkdir(parents=True, exist_ok=True)
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            f"mount -t tmpfs -o size={size} tmpfs {shlex.quote(str(mnt))} &&"]
+
+
+def fill(path: Path) -> int:
+    """Write ``path`` until its disk is full (ENOSPC); the bytes written."""
+    import errno
+
+    n = 0
+    with open(path, "wb", buffering=0) as fh:
+        for chunk in (1 << 16, 1 << 12, 1 << 8, 1):
+            try:
+                while True:
+                    n += fh.write(b"\0" * chunk)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+    return n

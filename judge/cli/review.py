@@ -47,8 +47,8 @@ def review_command(
         help="Bootstrap resamples of τ̂'s interval and the loss.")] = 200,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     host: Annotated[str, typer.Option(
-        help="Address to listen on; any other than loopback needs the printed token.")
-    ] = "127.0.0.1",
+        help="Address to listen on; any other than loopback needs the printed token and is "
+        "plain HTTP (put TLS in front of it).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0 = any free port).")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")
                             ] = False,
@@ -71,18 +71,17 @@ def review_command(
     never leave the server. After each label the page shows τ̂, its 95 % interval and the
     expected objective lost by using τ̂; the stopping rule is met when that loss is at most
     --target-loss with every stratum's minimum labelled. Each label is committed to the
-    database before the page gets its reply; several reviewers may label at once (--overlap
-    shows a share of pairs to two of them, and Krippendorff's α is shown live). Prints the URL
-    and serves until Ctrl-C. Exit status 2 on bad input, before any judge call.
+    database before the page gets its reply; several reviewers may label at once in one server
+    (--overlap shows a share of pairs to two of them, and Krippendorff's α is shown live); a
+    second server on the same --labels is refused. Prints the URL and serves until Ctrl-C. Exit
+    status 2 on bad input, before any judge call.
     """
     from judge.calibration.labelevents import Scale
-    from judge.calibration.labelsdb import LabelsDB
     from judge.cli.common import progress
     from judge.pipeline.checks import check_cache_mode, check_max_chars, check_min
-    from judge.review.launch import item_session, load_population, serve
+    from judge.review.launch import item_session, load_population, pair_session, preflight, serve
     from judge.review.options import QUEUE_NAMES, ReviewOptions
     from judge.review.population import QUEUES, source_kind
-    from judge.review.session import ReviewSession
     from metrics import OBJECTIVES
 
     if items:
@@ -126,18 +125,16 @@ def review_command(
                              target_loss=target_loss, objective=objective, strata=strata,
                              n_boot=bootstrap, seed=seed)
         judges = _pool_judges(judge, judges_file, judge_flags) if kind == "pool" else []
-        LabelsDB.preflight(labels, sc)  # the scale is checked before any judge call
+        preflight(labels, sc)  # the scale and the lock are checked before any judge call
         with progress() as factory:
             population = load_population(kind, path, blind, judges[0] if judges else None,
                                          cache_dir, cache_mode, pred_field, truth_field,
                                          max_chars, factory, say)
-        session = ReviewSession(population, LabelsDB(labels, sc), opts)
+        opener = pair_session(population, labels, sc, opts)  # the database: once listening
     except (InputError, CacheMissError) as exc:
         fail(exc)
-    except ValueError as exc:
-        fail(InputError(str(exc), field="queue"))
     try:
-        serve(session, host, port, open_browser, labels, say)
+        serve(opener, host, port, open_browser, labels, say)
     except InputError as exc:
         fail(exc)
 

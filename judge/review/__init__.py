@@ -1,4 +1,5 @@
 """``simjudge review``: the labelling web app — the population of pairs (:mod:`.population`), a
 session's design, leases and estimates (:mod:`.session`) and the aiohttp server with its page
-(:mod:`.server`, ``page.html``, ``review.js``, ``review.css``). Labels are stored by
-:mod:`judge.calibration.labelsdb`."""
+(:mod:`.server`, ``page.html``, ``review.js``, ``textview.js``, ``review.css``); what a request
+body may hold (:mod:`.bodies`), one server per database (:mod:`.dblock`) and a full disk
+(:mod:`.diskfull`). Labels are stored by :mod:`judge.calibration.labelsdb`."""

@@ -44,6 +44,7 @@ function draw() {
   });
   if (!links.size) box.appendChild(el("span", "no match linked: submitting says none of the predictions names a gold item", "legend"));
   [...links.entries()].sort((a, b) => a[0] - b[0]).forEach(([i, j]) => box.appendChild(el("span", (i + 1) + " → " + letter(j))));
+  TextView.fix($("item-body"));  // long texts cut, invisible characters marked
   document.body.dataset.item = item.id;
   document.body.dataset.links = JSON.stringify([...links.entries()].sort((a, b) => a[0] - b[0]));
 }
@@ -122,7 +123,7 @@ async function undo() {
   } catch (err) { say(err.message, true); } finally { busy = false; }
 }
 async function loadNext() {
-  try { const r = await Pending.api("POST", "/api/items/next", {reviewer}); show(r.item); drawProgress(r.progress); }
+  try { const r = await Pending.api("POST", "/api/items/next", {reviewer}); useName(r.reviewer); show(r.item); drawProgress(r.progress); }
   catch (err) { say(err.message, true); }
   refreshStats();
 }
@@ -141,6 +142,12 @@ document.addEventListener("keydown", (ev) => {
   else if (k === "U") { ev.preventDefault(); undo(); }
 });
 
+// the name as the server stores it (normalised: invisible characters removed, NFKC)
+function useName(name) {
+  if (!name || name === reviewer) return;
+  reviewer = name; try { localStorage.setItem(REVIEWER_KEY, name); } catch (e) {}
+  $("reviewer-name").textContent = name;
+}
 function askReviewer() { $("reviewer-dialog").classList.remove("hidden"); $("reviewer-input").value = reviewer; $("reviewer-input").focus(); }
 $("reviewer-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

@@ -12,8 +12,9 @@ Routes:
 * ``POST /api/items/undo`` ``{"reviewer"}`` → the withdrawn item, shown again;
 * ``GET /api/items/stats`` → progress and the live estimate (computed off the event loop).
 
-Bad requests (an index out of range, an id that does not name the item at that index,
-matches that are not one-to-one index pairs of the item) get 400 and store nothing.
+Bad requests (a body that is not a JSON object, a bad reviewer name, an index out of range, an
+id that does not name the item at that index, matches that are not one-to-one index pairs of
+the item) get 400 with a JSON message and store nothing; a full disk gets 507.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from typing import Any
 
 from aiohttp import web
 
+from judge.review.bodies import MAX_BODY, error, read_body
+from judge.review.diskfull import storage_middleware
 from judge.review.items import ItemSession
-from judge.review.server import CONFIG, MAX_BODY, _body, _error, _security, static
+from judge.review.server import CONFIG, _security, static
 
 ITEMS = web.AppKey("items", ItemSession)
 
@@ -48,27 +51,28 @@ def _item(session: ItemSession, k: int | None) -> dict[str, Any] | None:
 async def next_item(request: web.Request) -> web.Response:
     """The item to show the reviewer."""
     session = request.app[ITEMS]
-    body = await _body(request)
+    body = await read_body(request)
     k = session.next_item(body["reviewer"])
-    return web.json_response({"item": _item(session, k), "progress": session.progress()})
+    return web.json_response({"item": _item(session, k), "progress": session.progress(),
+                              "reviewer": body["reviewer"]})
 
 
 async def label(request: web.Request) -> web.Response:
     """Store an item label or skip (committed before the reply), then the next item."""
     session = request.app[ITEMS]
-    body = await _body(request)
+    body = await read_body(request)
     k = body.get("index")
     if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < len(session.rows):
-        return _error(400, "unknown item: index out of range")
+        return error(400, "unknown item: index out of range")
     if body.get("id") != session.rows[k].id:
-        return _error(400, "unknown item: the id does not name the item at that index")
+        return error(400, "unknown item: the id does not name the item at that index")
     matches = body.get("matches", [])
     if not isinstance(matches, list):
-        return _error(400, "matches must be a list of [prediction index, gold index] pairs")
+        return error(400, "matches must be a list of [prediction index, gold index] pairs")
     try:
         event = session.record_label(body["reviewer"], k, body.get("action", ""), matches)
     except ValueError as exc:
-        return _error(400, str(exc))
+        return error(400, str(exc))
     nxt = session.next_item(body["reviewer"])
     return web.json_response({"event": {"id": event.id, "action": event.action,
                                         "item_id": event.item_id},
@@ -78,10 +82,10 @@ async def label(request: web.Request) -> web.Response:
 async def undo(request: web.Request) -> web.Response:
     """Withdraw the reviewer's latest label or skip; its item is shown again."""
     session = request.app[ITEMS]
-    body = await _body(request)
+    body = await read_body(request)
     got = session.undo(body["reviewer"])
     if got is None:
-        return _error(409, "nothing to undo")
+        return error(409, "nothing to undo")
     event, k = got
     return web.json_response({"undone": {"id": event.undoes, "item_id": event.item_id},
                               "item": _item(session, k), "progress": session.progress()})
@@ -98,7 +102,8 @@ def make_items_app(session: ItemSession, token: str, loopback: bool,
                    config: dict[str, Any]) -> web.Application:
     """The aiohttp application of an item review (see the module docstring; ``token`` and
     ``loopback`` as :func:`judge.review.server.make_app`)."""
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[_security(token, loopback)])
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[
+        _security(token, loopback), storage_middleware(session.db.path)])
     app[ITEMS] = session
     app[CONFIG] = {**config, "token": token, "loopback": loopback}
     app.router.add_get("/", page)

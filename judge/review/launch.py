@@ -1,11 +1,14 @@
-"""Starting a review: the population read (and a pool scored) before anything is served, then
-the aiohttp server run until Ctrl-C or SIGTERM, printing its URL once it listens."""
+"""Starting a review: the population read (and a pool scored) before anything is served, the
+address bound before anything is created, then the aiohttp server run until Ctrl-C or SIGTERM,
+printing its URL once it listens."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,16 +52,109 @@ def load_population(kind: str, path: Path, blind: bool, judge: Any, cache_dir: P
     return population
 
 
-def serve(session: ReviewSession | ItemSession, host: str, port: int, open_browser: bool,
-          labels: Path, say: Callable[[str], None]) -> None:
-    """Serve ``session`` (pairs, or items: ``--items``) on ``host:port`` (0 = a free port) until
-    Ctrl-C or SIGTERM; prints the URL (with the token when ``host`` is not loopback) as one line
-    on stdout once listening, and closes the database at the end. The token is the labels
-    database's (:meth:`judge.calibration.labelsdb.LabelsDB.review_token`): a restart keeps it.
+def preflight(labels: Path, scale: Any = None) -> None:
+    """Check, creating nothing, that ``labels`` can be this review's database
+    (:meth:`judge.calibration.labelsdb.LabelsDB.preflight`, ``scale``: its scale or None) and
+    that no other server holds it (:meth:`judge.review.dblock.ServerLock.check`) — before a
+    pool is scored.
 
     Raises:
-        InputError: the address cannot be listened on (field ``port``).
+        InputError: as those two.
     """
+    from judge.calibration.labelsdb import LabelsDB
+    from judge.review.dblock import ServerLock
+
+    LabelsDB.preflight(labels, scale)
+    ServerLock.check(labels)
+
+
+def pair_session(population: Population, labels: Path, scale: Any, options: Any
+                 ) -> Callable[[], ReviewSession]:
+    """What opens the pair review of ``population`` once :func:`serve` listens: the session's
+    queue is checked now, the labels database (``scale``: its :class:`~judge.calibration.
+    labelevents.Scale`) is opened or created only then.
+
+    Raises:
+        InputError: a run queue the source does not have (field ``queue``).
+    """
+    from judge.calibration.labelsdb import LabelsDB
+
+    if options.queue not in ("design", "all") and options.queue not in population.queues:
+        raise InputError(f"the source has no queue {options.queue!r}", field="queue")
+    return lambda: ReviewSession(population, LabelsDB(labels, scale), options)
+
+
+def bind(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of ``host`` on ``port`` (0: a free port, the same for
+    all), not yet listening — before anything is created on disk.
+
+    Raises:
+        InputError: (field ``port``) an address that cannot be resolved or bound.
+    """
+    socks: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, addr in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            socks.append(sock)
+            if os.name == "posix":
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((addr[0], port, *addr[2:]))
+            port = sock.getsockname()[1]
+    except OSError as exc:
+        for sock in socks:
+            sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                         field="port") from None
+    return socks
+
+
+def serve(open_session: Callable[[], ReviewSession | ItemSession], host: str, port: int,
+          open_browser: bool, labels: Path, say: Callable[[str], None]) -> None:
+    """Serve the session ``open_session`` opens (pairs, or items: ``--items``) on
+    ``host:port`` (0 = a free port) until Ctrl-C or SIGTERM; prints the URL (with the token
+    when ``host`` is not loopback) as one line on stdout once listening, and closes the
+    database at the end. The token is the labels database's
+    (:meth:`judge.calibration.labelsdb.LabelsDB.review_token`): a restart keeps it.
+
+    The address is bound first, then the disk's room checked (:func:`judge.review.diskfull.
+    check_room`) and the database locked (:mod:`judge.review.dblock`: one server per
+    ``labels.db``), and only then is the session opened (the database created): a server that
+    cannot listen creates nothing.
+
+    Raises:
+        InputError: the address cannot be listened on (field ``port``); the disk holding the
+            database is full; another server holds the database; the session cannot open.
+    """
+    from judge.review.dblock import ServerLock
+    from judge.review.diskfull import check_room
+
+    socks = bind(host, port)
+    lock: ServerLock | None = None
+    try:
+        check_room(labels)
+        lock = ServerLock.acquire(labels)
+        session = open_session()
+    except BaseException:
+        for sock in socks:
+            sock.close()
+        if lock is not None:
+            lock.release()
+        raise
+    try:
+        asyncio.run(_main(session, socks, host, open_browser, labels, say))
+    except KeyboardInterrupt:
+        say(f"stopped; every label is in {labels}")
+    finally:
+        session.db.close()
+        lock.release()
+
+
+async def _main(session: ReviewSession | ItemSession, socks: list[socket.socket], host: str,
+                open_browser: bool, labels: Path, say: Callable[[str], None]) -> None:
+    """Serve on the bound ``socks`` until SIGTERM (see :func:`serve`)."""
     from aiohttp import web
 
     from judge.review.server import is_loopback, make_app
@@ -77,52 +173,39 @@ def serve(session: ReviewSession | ItemSession, host: str, port: int, open_brows
                   "graded": opt.scale.graded, "top": opt.scale.top,
                   "positive": opt.scale.positive, "blind": opt.blind, "queue": opt.queue}
         app = make_app(session, token, loopback, config)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    for sock in socks:
+        await web.SockSite(runner, sock).start()
+    bound = socks[0].getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{bound}/" + ("" if loopback else f"?token={token}")
+    progress = session.progress()
+    what = (f"{progress['items']} items, design {session.design}"
+            if isinstance(session, ItemSession) else
+            f"{progress['queue_pairs']} pairs in queue {session.opt.queue}")
+    say(f"simjudge review: {config['source']}: {what}, {progress['labelled']} labelled; "
+        f"labels in {labels}"
+        + ("; blind" if config["blind"] else "; NOT blind: judge outputs are shown"))
+    print(url, flush=True)  # the one line a script waits for (token included off loopback)
+    if open_browser:
+        import webbrowser
 
-    async def main() -> None:
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, host, port)
-        try:
-            await site.start()
-        except OSError as exc:
-            await runner.cleanup()
-            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                             field="port") from None
-        bound = runner.addresses[0][1] if runner.addresses else port
-        shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{bound}/" + ("" if loopback else f"?token={token}")
-        progress = session.progress()
-        what = (f"{progress['items']} items, design {session.design}"
-                if isinstance(session, ItemSession) else
-                f"{progress['queue_pairs']} pairs in queue {session.opt.queue}")
-        say(f"simjudge review: {config['source']}: {what}, {progress['labelled']} labelled; "
-            f"labels in {labels}"
-            + ("; blind" if config["blind"] else "; NOT blind: judge outputs are shown"))
-        print(url, flush=True)  # the one line a script waits for (token included off loopback)
-        if open_browser:
-            import webbrowser
-
-            webbrowser.open(url)
-        stop = asyncio.Event()
-        with contextlib.suppress(NotImplementedError):  # not on Windows
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        try:
-            await stop.wait()
-        finally:
-            await runner.cleanup()
-
+        webbrowser.open(url)
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError):  # not on Windows
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        say(f"stopped; every label is in {labels}")
+        await stop.wait()
     finally:
-        session.db.close()
+        await runner.cleanup()
 
 
 def item_session(source: Path, labels: Path, design: str, seed: int, blind: bool
-                 ) -> ItemSession:
-    """The item review of a run directory (``simjudge review RUN --items``): the run read and
-    checked (a task with item labels, a known design) before the labels database is created.
+                 ) -> Callable[[], ItemSession]:
+    """What opens the item review of a run directory (``simjudge review RUN --items``) once
+    :func:`serve` listens: the run is read and checked now (a task with item labels, a known
+    design), the labels database opened or created only then.
 
     Raises:
         InputError: SOURCE is not a run directory, its task has no item labels, an unknown
@@ -143,6 +226,6 @@ def item_session(source: Path, labels: Path, design: str, seed: int, blind: bool
                          field="design")
     record = load_run(source)
     ItemSession.check_task(record)
-    LabelsDB.preflight(labels)  # the database is created only once the run is read
-    return ItemSession(record, source_id(source, run_sha256(source)), LabelsDB(labels), design,
-                       seed, blind)
+    preflight(labels)  # the database is created only once the server listens
+    sid = source_id(source, run_sha256(source))
+    return lambda: ItemSession(record, sid, LabelsDB(labels), design, seed, blind)

@@ -1,12 +1,11 @@
-"""The options of a review session (``simjudge review``'s flags), and the two helpers that read
-the page's pair keys and choose the overlap share."""
+"""The options of a review session (``simjudge review``'s flags), and the helper that chooses
+the overlap share."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from judge.calibration.labelevents import PairKey, Scale
 from judge.review.population import QUEUES
@@ -50,16 +49,3 @@ def overlap_draw(key: PairKey) -> float:
     reviewers when it is below the overlap share."""
     digest = hashlib.sha256(json.dumps(list(key), ensure_ascii=False).encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2.0**64
-
-
-def key_of(value: Any) -> PairKey:
-    """A pair key from the page's ``[item id or null, pred, truth]``.
-
-    Raises:
-        ValueError: not a list of (null or string, string, string).
-    """
-    if (not isinstance(value, (list, tuple)) or len(value) != 3
-            or not (value[0] is None or isinstance(value[0], str))
-            or not all(isinstance(x, str) for x in value[1:])):
-        raise ValueError("key must be [item id or null, pred, truth]")
-    return (value[0], value[1], value[2])

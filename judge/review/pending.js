@@ -3,7 +3,8 @@
 // waits in order, is retried every RETRY_MS, and a banner says so until it is stored. A
 // request refused for its token (a server started with another database) fetches the page's
 // configuration again (loopback: GET / needs no token) and is sent once more. A refusal of the
-// request itself (4xx with a message) is shown, never dropped silently.
+// request itself (4xx with a message; 507: the disk holding labels.db is full, the label was
+// not saved) is shown, never dropped silently, and not retried: the reviewer presses again.
 "use strict";
 window.Pending = (() => {
 const RETRY_MS = 1500;
@@ -54,7 +55,7 @@ async function drain() {
       const data = await attempt(job.method, job.path, job.body);
       queue.shift(); showWaiting(since); job.resolve(data);
     } catch (err) {
-      if (err.network || err.status >= 500) {
+      if (err.network || (err.status >= 500 && err.status !== 507)) {
         if (!since) since = new Date().toLocaleTimeString();
         showWaiting(since);
         await new Promise(ok => setTimeout(ok, RETRY_MS));

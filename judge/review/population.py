@@ -16,12 +16,15 @@ load_population` reads them):
 * a **pool** of unlabelled pairs (JSONL/CSV/TSV with ``pred``/``truth`` and an optional
   ``id``) scored by ``--judge`` through the judge-call cache: live active labelling.
 
-A pair's key is ``(item id or None, pred, truth)``, as in every labels file; judge outputs
+A pair's key is ``(item id or None, pred, truth)``, as in every labels file; the page names a
+pair by its index and the short :func:`pair_hash` of its key, never by its texts (a pair of two
+40,000-character strings must fit a request). Judge outputs
 (scores, rationales, matches, metrics) stay in this process unless the review is not blind.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -78,8 +81,9 @@ class Population:
         return len(self.keys)
 
     def pair(self, i: int, blind: bool) -> dict[str, Any]:
-        """What the page gets for pair ``i``: ``{"index", "item_id", "pred", "truth",
-        "context"}``; with ``blind`` False also the judges' verdicts in ``context["judges"]``.
+        """What the page gets for pair ``i``: ``{"index", "key", "item_id", "pred", "truth",
+        "context"}`` (``key``: :func:`pair_hash`, what a label names the pair by besides its
+        index); with ``blind`` False also the judges' verdicts in ``context["judges"]``.
 
         Raises:
             IndexError: ``i`` outside the population.
@@ -89,7 +93,15 @@ class Population:
         if not blind and "judges" not in ctx and np.isfinite(self.scores[i]):
             ctx = {**ctx, "judges": [{"judge_id": self.judge_id, "score": float(self.scores[i]),
                                       "outcome": "ok", "rationale": ""}]}
-        return {"index": i, "item_id": item_id, "pred": pred, "truth": truth, "context": ctx}
+        return {"index": i, "key": pair_hash(self.keys[i]), "item_id": item_id, "pred": pred,
+                "truth": truth, "context": ctx}
+
+
+def pair_hash(key: PairKey) -> str:
+    """The short name of a pair the page posts with its label: the sha256 (hex) of its key,
+    ``(item id or None, pred, truth)``, whatever the strings' length."""
+    text = "simjudge pair " + json.dumps(list(key), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def source_id(path: Path, sha256: str) -> str:

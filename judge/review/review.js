@@ -106,6 +106,7 @@ function show(p, t0) {
     $("pair-id").textContent = (p.item_id !== null ? "item " + p.item_id + " · " : "") + "pair #" + p.index;
     $("pred").textContent = p.pred; $("truth").textContent = p.truth;
     drawContext(p.context); drawJudges(p.context && p.context.judges);
+    TextView.fix($("pair-body"));  // long texts cut, invisible characters marked
   }
   PROBE.shown++;
   document.body.dataset.pair = p ? String(p.index) : "none";
@@ -192,7 +193,7 @@ async function send(action, value, t0) {
   if (refusedWhileWaiting() || busy || !pair || !reviewer) return;
   busy = true; if (t0 === undefined) t0 = performance.now();
   try {
-    const r = await api("POST", "/api/label", {reviewer, index: pair.index, key: [pair.item_id, pair.pred, pair.truth], action, value, note});
+    const r = await api("POST", "/api/label", {reviewer, index: pair.index, key: pair.key, action, value, note});
     PROBE.labels++;
     say(action === "skip" ? "skipped pair #" + pair.index : "labelled pair #" + pair.index + ": " + (CFG.graded ? "grade " + value : (value ? "match" : "no match")) + (note ? " (with note)" : ""));
     show(r.pair, t0); drawProgress(r.progress);
@@ -210,7 +211,7 @@ async function undo(t0) {
 }
 function openNote() { if (!pair) return; $("note-card").classList.remove("hidden"); $("note").focus(); }
 async function loadNext() {
-  try { const r = await api("POST", "/api/next", {reviewer}); show(r.pair); drawProgress(r.progress); }
+  try { const r = await api("POST", "/api/next", {reviewer}); useName(r.reviewer); show(r.pair); drawProgress(r.progress); }
   catch (err) { say(err.message, true); }
   refreshStats();
 }
@@ -233,6 +234,12 @@ document.addEventListener("keydown", (ev) => {
 });
 
 // ------------------------------------------------------------------ reviewer, asked once
+// the name as the server stores it (normalised: invisible characters removed, NFKC)
+function useName(name) {
+  if (!name || name === reviewer) return;
+  reviewer = name; try { localStorage.setItem(REVIEWER_KEY, name); } catch (e) {}
+  $("reviewer-name").textContent = name;
+}
 function askReviewer() { $("reviewer-dialog").classList.remove("hidden"); $("reviewer-input").value = reviewer; $("reviewer-input").focus(); }
 $("reviewer-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

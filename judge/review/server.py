@@ -2,12 +2,14 @@
 
 Routes (nothing else is served — in particular never the labels database):
 
-* ``GET /`` the page; ``GET /static/{review.js, review.css, itemviews.js, itemviews.css}``;
+* ``GET /`` the page; ``GET /static/{review.js, pending.js, textview.js, review.css,
+  itemviews.js, itemviews.css}``;
 * ``GET /api/state?reviewer=R`` configuration, progress, agreement and the last estimate;
 * ``POST /api/next`` ``{"reviewer"}`` → the pair to show (``{"pair": null}`` when none is left);
 * ``POST /api/label`` ``{"reviewer", "index", "key", "action": "label"|"skip", "value",
-  "note"}`` → the stored event and the next pair; the event is committed to SQLite before the
-  reply is sent;
+  "note"}`` (``key``: the pair's :func:`~judge.review.population.pair_hash` as ``/api/next``
+  sent it, never its texts) → the stored event and the next pair; the event is committed to
+  SQLite before the reply is sent;
 * ``POST /api/undo`` ``{"reviewer"}`` → the withdrawn event and its pair, shown again;
 * ``GET /api/stats`` τ̂, its interval, the expected loss and the stopping rule (computed off the
   event loop), agreement and progress.
@@ -18,8 +20,10 @@ post labels through the reviewer's browser); on any other host than loopback eve
 carry it (``?token=`` in the URL the server prints, or the header) and gets 403 without it. On
 loopback the ``Host`` header must name loopback (DNS rebinding). Responses forbid framing,
 sniffing, referrers and every script or style not served here (Content-Security-Policy).
-Bodies over :data:`MAX_BODY` bytes get 413, notes over :data:`MAX_NOTE` characters, labels off
-the scale and unknown pair keys get 400 — and nothing is stored.
+Bodies over :data:`~judge.review.bodies.MAX_BODY` bytes get 413; a body that is not a JSON
+object, a reviewer name empty once normalised (:mod:`judge.review.bodies`), a bad note, a label
+off the scale, an unknown pair key or any other bad value gets 400 with a JSON message — and
+nothing is stored. A full disk under the database gets 507 (:mod:`judge.review.diskfull`).
 """
 
 from __future__ import annotations
@@ -33,18 +37,11 @@ from typing import Any
 
 from aiohttp import web
 
+from judge.review.bodies import MAX_BODY, error, note_text, read_body, reviewer_name
+from judge.review.diskfull import storage_middleware
 from judge.review.estimate import Estimate, run_estimate
-from judge.review.options import key_of
+from judge.review.population import pair_hash
 from judge.review.session import ReviewSession
-
-MAX_BODY = 64 * 1024
-"""Largest request body accepted, in bytes (a note of 1 MB gets 413)."""
-
-MAX_NOTE = 4000
-"""Longest note accepted, in characters."""
-
-MAX_REVIEWER = 100
-"""Longest reviewer name accepted, in characters."""
 
 TOKEN_HEADER = "X-Simjudge-Token"
 
@@ -52,6 +49,7 @@ _STATIC = {
     "review.js": ("judge.review", "application/javascript"),
     "items.js": ("judge.review", "application/javascript"),
     "pending.js": ("judge.review", "application/javascript"),
+    "textview.js": ("judge.review", "application/javascript"),
     "review.css": ("judge.review", "text/css"),
     "itemviews.js": ("judge.runs", "application/javascript"),
     "itemviews.css": ("judge.runs", "text/css"),
@@ -73,25 +71,21 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
-
-
 def _security(token: str, loopback: bool) -> Any:
     @web.middleware
     async def middleware(request: web.Request, handler: Any) -> web.StreamResponse:
         if loopback:
             host = (request.host or "").rsplit(":", 1)[0]
             if not is_loopback(host):
-                return _error(403, "this server answers requests to loopback only")
+                return error(403, "this server answers requests to loopback only")
         given = request.headers.get(TOKEN_HEADER) or request.query.get("token", "")
         ok = hmac.compare_digest(given.encode(), token.encode())
         if request.method == "POST":
             if not hmac.compare_digest(request.headers.get(TOKEN_HEADER, "").encode(),
                                        token.encode()):
-                return _error(403, f"missing or wrong {TOKEN_HEADER} header")
+                return error(403, f"missing or wrong {TOKEN_HEADER} header")
         elif not loopback and not ok:
-            return _error(403, "missing or wrong token: open the URL simjudge review printed")
+            return error(403, "missing or wrong token: open the URL simjudge review printed")
         try:
             resp = await handler(request)
         except web.HTTPException as exc:
@@ -101,35 +95,6 @@ def _security(token: str, loopback: bool) -> Any:
                              "Cache-Control": "no-store"})
         return resp
     return middleware
-
-
-async def _body(request: web.Request) -> dict[str, Any]:
-    """The request's JSON object body with a valid ``reviewer``.
-
-    Raises:
-        web.HTTPException: 413 (too large), 400 (not a JSON object, bad reviewer).
-    """
-    raw = await request.read()  # over client_max_size: aiohttp answers 413
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise web.HTTPBadRequest(text='{"error": "expected a JSON object"}',
-                                 content_type="application/json") from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text='{"error": "expected a JSON object"}',
-                                 content_type="application/json")
-    body["reviewer"] = _reviewer(body.get("reviewer"))
-    return body
-
-
-def _reviewer(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_REVIEWER or any(
-            ord(c) < 32 for c in value):
-        raise web.HTTPBadRequest(
-            text=json.dumps({"error": f"reviewer must be a name of 1 to {MAX_REVIEWER} "
-                             "characters without control characters"}),
-            content_type="application/json")
-    return value.strip()
 
 
 def _pair(session: ReviewSession, i: int | None) -> dict[str, Any] | None:
@@ -165,7 +130,7 @@ async def state(request: web.Request) -> web.Response:
     """Configuration, progress, agreement, the last estimate and the reviewer's current pair."""
     session = request.app[SESSION]
     reviewer = request.query.get("reviewer")
-    current = session.current(_reviewer(reviewer)) if reviewer else None
+    current = session.current(reviewer_name(reviewer)) if reviewer else None
     return web.json_response({**_stats_now(session), "estimate": session.last_estimate,
                               "pair": _pair(session, current)})
 
@@ -173,36 +138,31 @@ async def state(request: web.Request) -> web.Response:
 async def next_pair(request: web.Request) -> web.Response:
     """The pair to show the reviewer (their current one, or the design's next)."""
     session = request.app[SESSION]
-    body = await _body(request)
+    body = await read_body(request)
     i = session.next_pair(body["reviewer"])
-    return web.json_response({"pair": _pair(session, i), "progress": session.progress()})
+    return web.json_response({"pair": _pair(session, i), "progress": session.progress(),
+                              "reviewer": body["reviewer"]})
 
 
 async def label(request: web.Request) -> web.Response:
     """Store a label or skip (committed before the reply), then answer with the next pair."""
     session = request.app[SESSION]
-    body = await _body(request)
+    body = await read_body(request)
     index = body.get("index")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(
             session.pop):
-        return _error(400, "unknown pair: index out of range")
-    try:
-        key = key_of(body.get("key"))
-    except ValueError as exc:
-        return _error(400, str(exc))
-    if session.pop.keys[index] != key:
-        return _error(400, "unknown pair key: the key does not name the pair at that index")
-    note = body.get("note", "")
-    if not isinstance(note, str) or len(note) > MAX_NOTE:
-        return _error(400, f"note must be a string of at most {MAX_NOTE} characters")
+        return error(400, "unknown pair: index out of range")
+    if body.get("key") != pair_hash(session.pop.keys[index]):
+        return error(400, "unknown pair key: the key does not name the pair at that index")
+    note = note_text(body.get("note"))
     action = body.get("action")
     if action not in ("label", "skip"):
-        return _error(400, "action must be 'label' or 'skip'")
+        return error(400, "action must be 'label' or 'skip'")
     value = body.get("value") if action == "label" else None
     try:
         event = session.record(body["reviewer"], index, action, value, note)
     except ValueError as exc:
-        return _error(400, str(exc))
+        return error(400, str(exc))
     i = session.next_pair(body["reviewer"])
     return web.json_response({"event": {"id": event.id, "action": event.action,
                                         "label": event.label, "grade": event.grade},
@@ -212,10 +172,10 @@ async def label(request: web.Request) -> web.Response:
 async def undo(request: web.Request) -> web.Response:
     """Withdraw the reviewer's latest label or skip; its pair is shown again."""
     session = request.app[SESSION]
-    body = await _body(request)
+    body = await read_body(request)
     got = session.undo(body["reviewer"])
     if got is None:
-        return _error(409, "nothing to undo")
+        return error(409, "nothing to undo")
     event, i = got
     return web.json_response({"undone": {"id": event.id, "action": event.action,
                                          "label": event.label, "grade": event.grade},
@@ -252,8 +212,8 @@ def make_app(session: ReviewSession, token: str, loopback: bool,
         config: what the page is told (source, scale, blind, queue, reviewer keys…; the token is
             added here).
     """
-    app = web.Application(client_max_size=MAX_BODY,
-                          middlewares=[_security(token, loopback)])
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[
+        _security(token, loopback), storage_middleware(session.db.path)])
     app[SESSION] = session
     app[CONFIG] = {**config, "token": token, "loopback": loopback}
     app[_ESTIMATING] = asyncio.Lock()

@@ -144,8 +144,8 @@ class ReviewSession:
         label: int | None = None
         grade: float | None = None
         if action == "label":
-            if value is None or not isinstance(value, (int, float)) or isinstance(value, bool) \
-                    or value != int(value) or not 0 <= value <= scale.top:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) \
+                    or not 0 <= value <= scale.top or value != int(value):
                 raise ValueError(f"label must be an integer in 0..{scale.top}, got {value!r}")
             label = scale.binary(value) if scale.graded else int(value)
             grade = float(value) if scale.graded else None

@@ -38,12 +38,12 @@ def test_bad_input_gets_4xx_and_stores_nothing(table_run: tuple[Path, Path],
     s = start([str(run), "--labels", str(db)], tmp_path)
     try:
         pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
-        key = [pair["item_id"], pair["pred"], pair["truth"]]
-        good = {"reviewer": "ann", "index": pair["index"], "key": key, "action": "label",
-                "value": 1}
+        good = {"reviewer": "ann", "index": pair["index"], "key": pair["key"],
+                "action": "label", "value": 1}
         cases = [
             ({**good}, False, 403),  # no token header
-            ({**good, "key": [pair["item_id"], pair["pred"], "something else"]}, True, 400),
+            ({**good, "key": "0" * 64}, True, 400),
+            ({**good, "key": [pair["item_id"], pair["pred"], pair["truth"]]}, True, 400),
             ({**good, "index": 10_000}, True, 400),
             ({**good, "value": 7}, True, 400),
             ({**good, "value": 0.5}, True, 400),
@@ -52,7 +52,7 @@ def test_bad_input_gets_4xx_and_stores_nothing(table_run: tuple[Path, Path],
             ({**good, "note": "x" * 5000}, True, 400),
             ({**good, "note": "x" * 1_000_000}, True, 413),
             ({**good, "reviewer": ""}, True, 400),
-            ({**good, "reviewer": "a\nb"}, True, 400),
+            ({**good, "reviewer": "\u200b\n\u202e"}, True, 400),  # empty once normalised
         ]
         for body, token, status in cases:
             got, reply = s.call("POST", "/api/label", body, token=token)
@@ -189,7 +189,7 @@ def test_a_run_queue_in_random_order_without_estimates(table_run: tuple[Path, Pa
                        pair["context"]["j"])
             shown.append(cell_score(k, i, j))
             pair = s.post("/api/label", {"reviewer": "ann", "index": pair["index"],
-                                         "key": [pair["item_id"], pair["pred"], pair["truth"]],
+                                         "key": pair["key"],
                                          "action": "skip"})["pair"]
         stats = s.call("GET", "/api/stats")[1]
     finally:
@@ -390,7 +390,7 @@ def test_a_graded_scale(table_run: tuple[Path, Path], tmp_path: Path) -> None:
         pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
         assert s.call("POST", "/api/label", {
             "reviewer": "ann", "index": pair["index"], "action": "label", "value": 6,
-            "key": [pair["item_id"], pair["pred"], pair["truth"]]})[0] == 400
+            "key": pair["key"]})[0] == 400
         for g in grades:
             reply = s.label("ann", pair, g)
             assert reply["event"]["grade"] == g and reply["event"]["label"] == int(g >= 3)
@@ -421,7 +421,7 @@ def _drain(s: Any) -> list[tuple[str, str, str]]:
     while pair is not None:
         shown.append((pair["item_id"], pair["pred"], pair["truth"]))
         pair = s.post("/api/label", {"reviewer": "ann", "index": pair["index"],
-                                     "key": [pair["item_id"], pair["pred"], pair["truth"]],
+                                     "key": pair["key"],
                                      "action": "skip"})["pair"]
     return shown
 
