@@ -104,8 +104,9 @@ def test_a_full_disk_at_start_is_refused(run: Path, tmp_path: Path) -> None:
     _need_mounts()
     mnt = tmp_path / "small"
     prefix = in_tmpfs(mnt, "512k")  # under the 1 MiB review needs
-    script = (prefix[-1] + " " + shlex.join([*CLI, "review", str(run), "--labels",
-                                             f"{mnt}/labels.db", "--port", "0"])
+    # `timeout`: a server that starts anyway is stopped (rc 124), never left behind
+    script = (prefix[-1] + " timeout 60 " + shlex.join([*CLI, "review", str(run), "--labels",
+                                                        f"{mnt}/labels.db", "--port", "0"])
               + f"; echo \"rc=$?\"; ls -A {mnt}")
     got = subprocess.run([*prefix[:-1], script], cwd=tmp_path, env=ENV, capture_output=True,
                          text=True, timeout=120)
