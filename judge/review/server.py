@@ -49,7 +49,7 @@ _STATIC = {
     "review.js": ("judge.review", "application/javascript"),
     "items.js": ("judge.review", "application/javascript"),
     "pending.js": ("judge.review", "application/javascript"),
-    "textview.js": ("judge.review", "application/javascript"),
+    "textview.js": ("judge.runs", "application/javascript"),
     "review.css": ("judge.review", "text/css"),
     "itemviews.js": ("judge.runs", "application/javascript"),
     "itemviews.css": ("judge.runs", "text/css"),

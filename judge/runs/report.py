@@ -131,6 +131,7 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     views = resources.files("judge.runs")
     page = template.render(title=f"simjudge audit — {run}", data_html=mark, run_name=run,
                            views_js=(views / "itemviews.js").read_text("utf-8"),
+                           text_js=(views / "textview.js").read_text("utf-8"),
                            views_css=(views / "itemviews.css").read_text("utf-8"))
     before, after = page.split(mark, 1)
     if out is None:

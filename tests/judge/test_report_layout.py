@@ -119,3 +119,49 @@ def test_pages_name_cjk_fonts() -> None:
                      '"PingFang SC"'):
             assert font in body, (name, font)
         assert body.index(font) < body.index("sans-serif")
+
+
+@pytest.mark.usefixtures("browser")
+def test_a_60k_unbroken_string_is_cut_and_hidden_characters_marked(tmp_path: Path) -> None:
+    # issue 36, item 14: an unbroken 60,000-character string froze the page; a bidi override
+    # (U+202E) and a zero-width space (U+200B) showed as nothing. Now the text is cut at 2,000
+    # characters with an "expand" control, and each hidden character is a visible ⟨U+XXXX⟩
+    huge = "x" * 60_000
+    sneaky = "pay\u202eexe.txt" + "a\u200bb"
+    rows = [{"id": "big", "pred": [huge, sneaky], "truth": ["y" * 10, "pay.txt"]}]
+    data = tmp_path / "big.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    res = runner.invoke(app, ["eval", str(data), "--judge", "lexical", "--bootstrap", "0",
+                              "--max-chars", "0", "--out", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+    d = driver()
+    try:
+        d.get((tmp_path / "run" / "report.html").as_uri())
+        time.sleep(0.5)
+        d.execute_script("document.getElementById('item-0').scrollIntoView();")
+        time.sleep(0.3)
+        d.execute_script("document.querySelector('rect.cell[data-item=\"0\"]')"
+                         ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        time.sleep(0.3)
+        body = d.find_element("id", "detail-body")
+        text = body.text
+        assert "x" * 2000 in text and "x" * 2001 not in text.replace("\n", "")
+        assert "58,000 more characters" in text
+        longest = d.execute_script(
+            "return Math.max(...[...document.querySelectorAll('main *, #detail *')]"
+            ".map(e => [...e.childNodes].filter(n => n.nodeType === 3)"
+            ".reduce((m, n) => Math.max(m, n.nodeValue.length), 0)))")
+        # no text node on the page holds the whole string: 2,000 characters at most, plus a
+        # tooltip's "… (58,000 more characters)"
+        assert longest <= 2000 + len(" … (58,000 more characters)")
+        d.execute_script("document.querySelector('#detail-body button.expand').click()")
+        time.sleep(0.3)
+        assert "x" * 60_000 in body.text.replace("\n", "")  # expanded on request
+        d.execute_script("document.querySelector('rect.cell[data-item=\"0\"][data-i=\"1\"]')"
+                         "?.dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        time.sleep(0.3)
+        marks = d.execute_script("return [...document.querySelectorAll('.invisible')]"
+                                 ".map(e => e.textContent)")
+        assert "⟨U+202E⟩" in marks and "⟨U+200B⟩" in marks
+    finally:
+        d.quit()

@@ -1,4 +1,5 @@
-// Judged text on the review pages (both modes): long texts cut, invisible characters marked.
+// Judged text on the review pages (both modes) and the audit report: long texts cut, invisible
+// characters marked.
 // A text over CUT characters shows its first CUT and an "expand" control: an unbroken string of
 // 50,000 characters would otherwise stall the page at every pair. Characters a reviewer cannot
 // see but which change what a string is or how it reads — control, format (zero-width, bidi
@@ -52,7 +53,8 @@ function fix(root) {
   if (!root) return;
   const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), found = [];
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-    if (n.parentElement.closest(".expanded")) continue;  // the reviewer asked for all of it
+    // the reviewer asked for all of it; SVG text cannot hold the marks (HTML spans)
+    if (n.parentElement.closest(".expanded, svg, script, style, textarea")) continue;
     if (n.nodeValue.length > CUT || HAS_HIDDEN.test(n.nodeValue)) found.push(n);
   }
   found.forEach(n => { const span = document.createElement("span"); const t = n.nodeValue; n.parentNode.replaceChild(span, n); set(span, t); });
