@@ -21,8 +21,15 @@ def flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
+def printable(name: str) -> str:
+    """A name read from the data (a field, a key) as one line prints it: unchanged when every
+    character prints, else escaped as Python escapes it (``a<newline>b`` → ``a\\nb``)."""
+    return name if name.isprintable() else repr(name)[1:-1]
+
+
 class InputError(ValueError):
-    """Bad user input: formatted as ``FILE:LINE: field 'x': what is wrong``.
+    """Bad user input: formatted as ``FILE:LINE: field 'x': what is wrong`` (a field name
+    with characters that do not print, such as a newline, is shown escaped: ``'a\\nb'``).
 
     Args:
         message: what is wrong.
@@ -43,7 +50,7 @@ class InputError(ValueError):
         where = ""
         if self.path is not None:
             where = self.path + (f":{self.line}" if self.line is not None else "") + ": "
-        field = f"field '{self.field}': " if self.field is not None else ""
+        field = f"field '{printable(self.field)}': " if self.field is not None else ""
         return f"{where}{field}{self.message}"
 
 

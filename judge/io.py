@@ -4,7 +4,9 @@ Every problem raises :class:`judge.errors.InputError` naming the file, the 1-bas
 field, e.g. ``data.jsonl:7: field 'final_answer': expected a list of strings, got int``.
 Files are UTF-8 (Excel's byte-order mark is skipped; any other encoding is an error naming the
 line); JSONL is split on ``\n`` only; what Python's JSON parser crashes on or lets through
-unusable (deep nesting, huge integers, lone surrogates) is an error too (:func:`loads`).
+although it is not JSON or not usable (NaN, Infinity, numbers beyond a float's range, a key
+given twice in one object, deep nesting, huge integers, lone surrogates) is an error too
+(:func:`loads`).
 """
 
 from __future__ import annotations
@@ -12,15 +14,16 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from judge.errors import InputError
+from judge.errors import InputError, printable
+from judge.jsontext import MAX_NESTING as MAX_NESTING
+from judge.jsontext import check_value as check_value
+from judge.jsontext import loads as loads
 
 
 @dataclass(frozen=True)
@@ -76,18 +79,6 @@ def _format_of(path: Path) -> str:
     raise InputError(f"unknown file type {suffix!r}; expected .jsonl, .csv or .tsv", path)
 
 
-MAX_NESTING = 100
-"""Deepest nesting of arrays/objects accepted in one record (the record object is level 1).
-
-Real evaluation data nests a few levels (function-call arguments); Python's own JSON parser gives
-up near 1,000 levels with a ``RecursionError``, and deep values break later steps too."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
-_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_TOKEN = re.compile(_STRING + r"|[\[\]{}]|\d+")
-_COLON = re.compile(r"\s*:")
-
 
 def read_text_utf8(path: str | Path) -> str:
     """A text file's contents, decoded as UTF-8 (a leading byte-order mark, as Excel writes it,
@@ -119,116 +110,6 @@ def read_text_utf8(path: str | Path) -> str:
         raise InputError(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at line {line}, byte "
                          f"{column} of the line; GBK, Latin-1 or another legacy encoding?); "
                          "re-save the file as UTF-8", p, line) from None
-
-
-def _locate(line: str, max_depth: int | None = None, max_digits: int | None = None,
-            ) -> tuple[str | None, int, int]:
-    """Scan JSON text for the first container nested deeper than ``max_depth`` or the first
-    integer with more than ``max_digits`` digits (outside strings).
-
-    Returns:
-        ``(top-level field or None, depth reached, digits)`` of the first offence; the field is
-        None when the offence is not inside a top-level object member.
-    """
-    depth = 0
-    key: str | None = None
-    for m in _TOKEN.finditer(line):
-        tok = m.group()
-        c = tok[0]
-        if c == '"':
-            if depth == 1 and _COLON.match(line, m.end()):
-                try:
-                    key = json.loads(tok)
-                except ValueError:
-                    key = tok[1:-1]
-                if key is not None and _SURROGATE.search(key):
-                    key = None  # cannot be printed
-        elif c in "[{":
-            depth += 1
-            if max_depth is not None and depth > max_depth:
-                return key, depth, 0
-        elif c in "]}":
-            depth -= 1
-        elif max_digits is not None and len(tok) > max_digits:
-            return (key if depth >= 1 else None), depth, len(tok)
-    return None, depth, 0
-
-
-def loads(text: str, path: str | Path | None = None, line: int | None = None,
-          field: str | None = None) -> Any:
-    """``json.loads`` for user input, with every failure as one :class:`InputError`.
-
-    Rejects what Python's parser either crashes on or silently accepts but nothing downstream
-    can handle: malformed JSON; nesting deeper than :data:`MAX_NESTING` (the parser raises
-    ``RecursionError`` near 1,000 levels); integers of more than 4,300 digits (Python's
-    ``sys.get_int_max_str_digits()`` limit, a ``ValueError``); lone UTF-16 surrogates such as
-    ``"\\ud800"`` (not Unicode: they cannot be written back as UTF-8).
-
-    Args:
-        text: the JSON text (one JSONL line or one CSV cell).
-        path, line: where the text is, for the message.
-        field: the field holding the text (a CSV cell); for a whole JSONL line the offending
-            top-level field is found and named.
-
-    Raises:
-        InputError: ``FILE:LINE: field 'x': what is wrong``.
-    """
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", path, line,
-                         field) from None
-    except RecursionError:
-        key, _, _ = _locate(text, max_depth=MAX_NESTING)
-        raise InputError(f"JSON nested deeper than {MAX_NESTING} levels", path, line,
-                         field or key) from None
-    except ValueError as exc:  # int longer than sys.get_int_max_str_digits()
-        limit = sys.get_int_max_str_digits()
-        key, _, digits = _locate(text, max_digits=limit)
-        what = f"integer of {digits:,} digits" if digits else f"number ({exc})"
-        raise InputError(f"{what} exceeds Python's limit of {limit:,} digits "
-                         "(sys.get_int_max_str_digits())", path, line, field or key) from None
-    surrogates = _SURROGATE_ESCAPE.search(text) is not None
-    # no deeper than the number of brackets that open: most texts need no walk at all
-    if surrogates or text.count("[") + text.count("{") > MAX_NESTING:
-        check_value(obj, path, line, field, surrogates=surrogates)
-    return obj
-
-
-def check_value(obj: Any, path: str | Path | None = None, line: int | None = None,
-                field: str | None = None, surrogates: bool = True) -> None:
-    """Check a decoded JSON value: nesting at most :data:`MAX_NESTING` levels, no lone
-    surrogate in any string or key. Iterative (no recursion limit).
-
-    Args:
-        obj: the value; when ``field`` is None and ``obj`` is an object, offences are named by
-            the top-level member they sit in.
-        surrogates: False skips the surrogate scan (the JSON text had no ``\\uD8xx``–``\\uDFxx``
-            escape, so no string can hold one).
-
-    Raises:
-        InputError: too deep, or a lone surrogate (code point named).
-    """
-    stack: list[tuple[Any, int, str | None]] = [(obj, 1, field)]
-    while stack:
-        value, depth, top = stack.pop()
-        if isinstance(value, str):
-            if surrogates and (m := _SURROGATE.search(value)):
-                raise InputError(f"lone surrogate \\u{ord(m.group()):04x} in a string (a broken "
-                                 "UTF-16 escape, not valid Unicode)", path, line, top)
-        elif isinstance(value, (dict, list)):
-            if depth > MAX_NESTING:
-                raise InputError(f"JSON nested deeper than {MAX_NESTING} levels", path, line, top)
-            if isinstance(value, dict):
-                for k, v in value.items():
-                    name = k if top is None and depth == 1 else top
-                    if surrogates and _SURROGATE.search(k):
-                        raise InputError("lone surrogate in a key (a broken UTF-16 escape, not "
-                                         "valid Unicode)", path, line, name if depth > 1 else
-                                         None)
-                    stack.append((v, depth + 1, name))
-            else:
-                stack.extend((v, depth + 1, top) for v in value)
 
 
 def check_string_sizes(value: Any, max_chars: int, path: str | Path | None, line: int | None,
@@ -396,26 +277,39 @@ def get_field(record: Record, field: str) -> Any:
         InputError: the field is missing.
     """
     if field not in record.data:
-        raise record.error(f"missing (fields present: {', '.join(sorted(record.data))})", field)
+        present = ", ".join(printable(k) for k in sorted(record.data))
+        raise record.error(f"missing (fields present: {present})", field)
     return record.data[field]
 
 
 def record_id(record: Record, id_fields: Sequence[str]) -> str:
-    """The record's id: the ``id_fields`` values joined by ``/``; ``line<N>`` if none.
+    """The record's id: the ``id_fields`` values joined by ``/``; ``line<N>`` if none. Each
+    value is a non-empty string or an integer (``7`` is the id ``"7"``, the same as ``"7"``).
 
     Raises:
-        InputError: an id field is missing, null, empty, or an array/object.
+        InputError: an id field is missing, null, empty, a boolean, a number with a fraction
+            or exponent (``1.0``, ``2.5``), or an array/object.
     """
     if not id_fields:
         return f"line{record.line}"
     parts = []
     for f in id_fields:
         value = get_field(record, f)
-        if value is None or value == "" or isinstance(value, (list, dict)):
-            shown = "empty" if value == "" else json.dumps(value, ensure_ascii=False)[:40]
-            raise record.error(f"expected a string or number id, got {shown}", f)
-        parts.append(_as_text(value))
+        if isinstance(value, bool) or not (isinstance(value, int) or
+                                           (isinstance(value, str) and value != "")):
+            shown = "empty" if value == "" else _shown(value)
+            raise record.error(f"expected a string or integer id, got {shown}", f)
+        parts.append(value if isinstance(value, str) else str(value))
     return "/".join(parts)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, cut at 40 characters (for a message)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
@@ -455,15 +349,14 @@ def string_list(record: Record, field: str) -> list[str]:
 
 
 def boolean(record: Record, field: str) -> bool:
-    """A boolean label: JSON true/false or 0/1; in CSV/TSV also ``true/false``, ``T/F``,
-    ``yes/no``, ``0/1`` (case-insensitive).
+    """A boolean label: JSON true/false or the integers 0/1, or (JSON and CSV/TSV alike) one of
+    the strings ``true/false``, ``t/f``, ``yes/no``, ``y/n``, ``1/0`` (case-insensitive,
+    surrounding whitespace ignored).
 
     Raises:
-        InputError: missing field or any other value.
+        InputError: missing field or any other value (``[true]``, ``1.0``, ``2``, ``"maybe"``).
     """
     value = get_field(record, field)
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and value in (0, 1):
@@ -474,7 +367,7 @@ def boolean(record: Record, field: str) -> bool:
             return True
         if v in ("false", "f", "no", "n", "0"):
             return False
-    raise record.error(f"expected a boolean (true/false or 0/1), got {value!r}", field)
+    raise record.error(f"expected a boolean (true/false or 0/1), got {_shown(value)}", field)
 
 
 def text(record: Record, field: str) -> str:
@@ -504,16 +397,18 @@ def text_or_list(record: Record, field: str) -> list[str]:
 
 
 def call_list(record: Record, field: str) -> list[dict[str, Any]]:
-    """A list of function calls ``{"name": str, "arguments": object}`` (CSV: JSON in the cell).
+    """A list of function calls ``{"name": str, "arguments": object}`` (CSV: JSON in the cell;
+    ``arguments`` may be left out: no arguments; other keys are kept and ignored). No call is
+    ``[]``; null is not a list of calls.
 
     Raises:
-        InputError: missing field, not a list, or a malformed call (index named).
+        InputError: missing field, not a list (null included), or a malformed call (index
+            named).
     """
     value = maybe_json(record, field, get_field(record, field))
-    if value is None:
-        return []
     if not isinstance(value, list):
-        raise record.error(f"expected a list of calls, got {type(value).__name__}", field)
+        got = "null" if value is None else type(value).__name__
+        raise record.error(f"expected a list of calls ([] for no call), got {got}", field)
     for i, call in enumerate(value):
         if not isinstance(call, dict):
             raise record.error(f"call {i}: expected an object, got {type(call).__name__}", field)
@@ -525,17 +420,19 @@ def call_list(record: Record, field: str) -> list[dict[str, Any]]:
 
 
 def label_list(record: Record, field: str) -> list[str]:
-    """A list of class labels (strings or integers, returned as strings).
+    """A list of class labels: strings, compared exactly (in CSV/TSV as
+    :func:`string_list`: a JSON array, or one plain string read as a one-item list). A label
+    that is a number is refused rather than turned into text: ``1`` and ``"1"`` would be one
+    label, and ``1.0`` another.
 
     Raises:
-        InputError: missing field, not a list, or an element that is neither str nor int.
+        InputError: missing field, not a list, or an element that is not a string (index
+            named).
     """
     value = maybe_json(record, field, get_field(record, field))
-    if not isinstance(value, list):
-        raise record.error(f"expected a list of labels, got {type(value).__name__}", field)
-    out = []
-    for i, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, (str, int)):
-            raise record.error(f"element {i}: expected a string or integer label", field)
-        out.append(str(v))
-    return out
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if not isinstance(v, str):
+                raise record.error(f"element {i}: expected a string label, got {_shown(v)} "
+                                   "(labels are strings: write it in quotes)", field)
+    return string_list(record, field)

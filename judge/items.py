@@ -6,8 +6,10 @@ name the field(s) whose values identify an item (joined by ``/``); by default th
 field when they carry it, else ``line<N>``. Predictions and gold may sit in one file or in two
 (``gold``), joined on the id one-to-one; records are paired by position only when neither file
 carries ids and both hold as many records (:func:`resolve_id_fields`). A missing, extra or
-duplicate id is an error naming file, line and id. Strings in the prediction and gold fields are
-limited to ``max_chars`` characters (default :data:`DEFAULT_MAX_CHARS`): longer is an error.
+duplicate id is an error naming file, line and id; an id is a non-empty string or an integer
+(:func:`judge.io.record_id`). A record's optional ``query`` is a string (null = none). Strings in
+the prediction and gold fields are limited to ``max_chars`` characters (default
+:data:`DEFAULT_MAX_CHARS`): longer is an error.
 """
 
 from __future__ import annotations
@@ -116,9 +118,9 @@ def items_from_records(records: Sequence[Record], extractors: tuple[Extractor, E
             a longer one is an error, never truncated.
 
     Raises:
-        InputError: a missing or mistyped field, a duplicate id, an id present on one side
-            only, records that cannot be paired, or a string longer than ``max_chars`` (file,
-            line and field named).
+        InputError: a missing or mistyped field (a ``query`` that is not a string too), a
+            duplicate or mistyped id, an id present on one side only, records that cannot be
+            paired, or a string longer than ``max_chars`` (file, line and field named).
     """
     pf, tf = pred_field, truth_field
     get_pred, get_truth = extractors
@@ -137,17 +139,33 @@ def items_from_records(records: Sequence[Record], extractors: tuple[Extractor, E
         g: Record | None = r if gold is None else gold.get(rid)
         if g is None:
             raise r.error(f"id {rid!r} has no gold record in {gold_path}", id_name)
+        query = _query(r)
+        if g is not r:
+            _query(g)
         pred, truth = _extract(get_pred, r, pf, "prediction"), _extract(get_truth, g, tf, "gold")
         io.check_string_sizes(pred, max_chars, r.path, r.line, pf)
         io.check_string_sizes(truth, max_chars, g.path, g.line, tf)
-        query = r.data.get("query", "")
-        items.append(Item(rid, f"{r.path}:{r.line}", pred, truth,
-                          query if isinstance(query, str) else ""))
+        items.append(Item(rid, f"{r.path}:{r.line}", pred, truth, query))
     for rid, g in (gold or {}).items():
         if rid not in preds:
             raise g.error(f"id {rid!r} has no prediction record in {records[0].path}"
                           if records else f"id {rid!r} has no prediction record", id_name)
     return items
+
+
+def _query(record: Record) -> str:
+    """The record's optional ``query`` (shown in the report): a string; null or absent = none.
+
+    Raises:
+        InputError: any other value (field ``query``).
+    """
+    query = record.data.get("query")
+    if query is None:
+        return ""
+    if not isinstance(query, str):
+        raise record.error(f"expected a string (the text shown as the item's query), got "
+                           f"{type(query).__name__}", "query")
+    return query
 
 
 def _extract(get: Extractor, record: Record, field: str, side: str) -> Any:
@@ -225,7 +243,7 @@ def items_from_dicts(rows: Sequence[Mapping[str, Any]], extractors: tuple[Extrac
     records = []
     for i, r in enumerate(rows):
         rec = Record("<items>", i + 1, dict(r))
-        io.check_value(rec.data, rec.path, rec.line)
+        io.check_value(rec.data, rec.path, rec.line, numbers=True)
         records.append(rec)
     if filters:
         records = io.filter_records(records, filters)

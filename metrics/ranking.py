@@ -17,14 +17,17 @@ NDCG; Chapelle et al. (2009) for ERR:
 * ERR@k (Chapelle, Metzler, Zhang, Grinspan 2009): R(g) = (2^g − 1) / 2^g_max,
   ERR = Σ_r (1/r) R(g_r) Π_{i<r} (1 − R(g_i)), with an explicit maximum grade g_max;
 * a TREC run is ordered as trec_eval orders it: by score descending, ties by document id
-  descending; the file's rank column is ignored.
+  descending; the file's rank column is ignored (the readers: :mod:`metrics.trec`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+
+from metrics.trec import TrecFormatError as TrecFormatError
+from metrics.trec import read_qrels as read_qrels
+from metrics.trec import read_run as read_run
 
 Relevance = Mapping[str, float]
 """Document id → graded relevance judgment (e.g. 0/1, or −1..4)."""
@@ -262,79 +265,3 @@ def mean_err(run: Run, qrels: Qrels, max_grade: float, k: int | None = None) -> 
     """
     qids = _per_query(run, qrels)
     return math.fsum(err_at_k(run[q], qrels[q], max_grade, k) for q in qids) / len(qids)
-
-
-def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
-    """Read a TREC qrels file: ``query_id iteration doc_id grade`` per line.
-
-    Returns:
-        query id → (doc id → integer grade).
-
-    Raises:
-        ValueError: ``FILE:LINE: ...`` for a line without 4 fields or a non-integer grade, or a
-            document judged twice for one query.
-        OSError: unreadable file.
-    """
-    qrels: dict[str, dict[str, int]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                raise ValueError(f"{path}:{lineno}: expected 4 fields "
-                                 f"(query_id iteration doc_id grade), got {len(parts)}")
-            qid, _, doc, grade = parts
-            try:
-                g = int(grade)
-            except ValueError:
-                raise ValueError(f"{path}:{lineno}: field 'grade': expected an integer, "
-                                 f"got {grade!r}") from None
-            judged = qrels.setdefault(qid, {})
-            if doc in judged:
-                raise ValueError(f"{path}:{lineno}: field 'doc_id': {doc!r} judged twice for "
-                                 f"query {qid!r}")
-            judged[doc] = g
-    return qrels
-
-
-def read_run(path: str | Path, max_rank: int | None = 1000) -> dict[str, list[str]]:
-    """Read a TREC run file: ``query_id Q0 doc_id rank score tag`` per line.
-
-    Documents are ordered as trec_eval orders them: score descending, ties broken by doc id
-    descending (the rank column is ignored), then cut at ``max_rank`` (trec_eval ``-M``,
-    default 1000; None = no cut).
-
-    Returns:
-        query id → ranked doc ids.
-
-    Raises:
-        ValueError: ``FILE:LINE: ...`` for a line without 6 fields, a non-numeric score, or a
-            document listed twice for one query.
-        OSError: unreadable file.
-    """
-    scored: dict[str, dict[str, float]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise ValueError(f"{path}:{lineno}: expected 6 fields "
-                                 f"(query_id Q0 doc_id rank score tag), got {len(parts)}")
-            qid, _, doc, _, score, _ = parts
-            try:
-                s = float(score)
-            except ValueError:
-                raise ValueError(f"{path}:{lineno}: field 'score': expected a number, "
-                                 f"got {score!r}") from None
-            docs = scored.setdefault(qid, {})
-            if doc in docs:
-                raise ValueError(f"{path}:{lineno}: field 'doc_id': {doc!r} listed twice for "
-                                 f"query {qid!r}")
-            docs[doc] = s
-    run: dict[str, list[str]] = {}
-    for qid, docs in scored.items():
-        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
-        run[qid] = ranked[:max_rank] if max_rank else ranked
-    return run

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import io
-from judge.errors import InputError
+from judge.errors import InputError, printable
 
 BFCL_CATEGORIES = ("simple", "multiple_function", "parallel_function",
                    "parallel_multiple_function", "java", "javascript", "relevance")
@@ -64,7 +64,8 @@ def seed_calls(record: io.Record, field: str) -> list[dict[str, Any]]:
     """
     if field not in record.data and "tool_calls" in record.data:
         raise record.error(f"missing; the record holds OpenAI 'tool_calls': read it with "
-                           f"--format openai (fields present: {', '.join(sorted(record.data))})",
+                           "--format openai (fields present: "
+                           f"{', '.join(printable(k) for k in sorted(record.data))})",
                            field)
     return io.call_list(record, field)
 

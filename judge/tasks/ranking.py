@@ -30,14 +30,17 @@ _COLUMNS: dict[str, Callable[[RankingRow], float]] = {
 
 def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
     """TREC run + qrels → one item per judged query (pred = ranked doc ids, truth = doc →
-    grade).
+    grade), read by :func:`metrics.trec.read_run` and :func:`metrics.trec.read_qrels` (their
+    rules: fields separated by spaces and tabs, a finite decimal score, an integer grade in
+    ±1000); a query of the run without judgments is left out, as trec_eval leaves it out.
 
     Raises:
-        InputError: no qrels given, unreadable or malformed files, no query in common.
+        InputError: no qrels given, unreadable or malformed files (``FILE:LINE: field 'score':
+            not a finite number: 'nan'``), no query in common.
     """
     if qrels_path is None:
         raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
-    from metrics import read_qrels, read_run  # lazy: keeps `simjudge --help` fast
+    from metrics.trec import TrecFormatError, read_qrels, read_run  # lazy: fast `--help`
 
     try:
         run = read_run(run_path)
@@ -48,8 +51,8 @@ def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
         for path in (run_path, qrels_path):
             io.read_text_utf8(path)  # raises naming the file, line and byte
         raise
-    except ValueError as exc:  # metrics' readers already say FILE:LINE: ...
-        raise InputError(str(exc)) from None
+    except TrecFormatError as exc:
+        raise InputError(exc.message, exc.path, exc.line, exc.field) from None
     items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
     if not items:
         raise InputError("no query of the run has judgments in the qrels", run_path)

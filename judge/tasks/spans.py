@@ -60,23 +60,50 @@ if TYPE_CHECKING:
 
 def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     """A list of spans ``{start, end, type, text}`` (CSV/TSV: a JSON array in the cell),
-    returned as plain dicts with those four keys.
+    returned as plain dicts with those four keys (other keys are dropped). When the record has
+    a ``query`` string, the spans are offsets into it (Python string indices: code points):
+    each span's ``end`` is at most its length and its ``text`` is ``query[start:end]``.
 
     Raises:
         InputError: missing field, not a list, or a bad span (index and key named: offsets
-            not integers, ``start < 0``, ``end <= start``, empty ``type`` or ``text``).
+            not integers, ``start < 0``, ``end <= start``, empty ``type`` or ``text``; with a
+            ``query``: ``end`` past its end, or ``text`` other than ``query[start:end]``).
     """
     value = io.maybe_json(record, field, io.get_field(record, field))
     if not isinstance(value, list):
         raise record.error("expected a list of spans {start, end, type, text}, got "
                            f"{type(value).__name__}", field)
+    query = record.data.get("query")
     out = []
     for i, v in enumerate(value):
         try:
-            out.append(as_span(v, f"span {i}").to_dict())
+            span = as_span(v, f"span {i}")
         except ValueError as exc:
             raise record.error(str(exc), field) from None
+        if isinstance(query, str):
+            _check_in_query(record, field, i, span, query)
+        out.append(span.to_dict())
     return out
+
+
+def _check_in_query(record: Record, field: str, i: int, span: Span, query: str) -> None:
+    """A span of the record's ``query``: ``end <= len(query)``, ``text == query[start:end]``.
+
+    Raises:
+        InputError: either is not so (span index, offsets and both texts named).
+    """
+    if span.end > len(query):
+        raise record.error(f"span {i}: 'end' {span.end} is past the end of the record's "
+                           f"'query' ({len(query)} characters)", field)
+    if query[span.start:span.end] != span.text:
+        raise record.error(f"span {i}: 'text' {_cut(span.text)} is not the query's characters "
+                           f"{span.start}–{span.end}, {_cut(query[span.start:span.end])}",
+                           field)
+
+
+def _cut(text: str, width: int = 40) -> str:
+    """``repr(text)``, cut at ``width`` characters of the text."""
+    return repr(text) if len(text) <= width else repr(text[:width]) + "…"
 
 
 def _groups(items: Sequence[Item]) -> list[Group]:

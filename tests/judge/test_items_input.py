@@ -149,7 +149,7 @@ def test_reversed_gold_on_ifpug_runs(tmp_path: Path) -> None:
          r".*gold.jsonl 1"),
         # a null id
         ([{"id": None, "pred": ["x"]}], [{"id": "a", "truth": ["x"]}],
-         r"pred.jsonl:1: field 'id': expected a string or number id, got null"),
+         r"pred.jsonl:1: field 'id': expected a string or integer id, got null"),
     ],
 )
 def test_gold_join_errors(tmp_path: Path, pred_rows: list[dict[str, Any]],

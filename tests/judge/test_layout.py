@@ -23,8 +23,8 @@ JUDGE = ROOT / "judge"
 # never from a floor above. Each entry is a package (all its modules) or a top-level module.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("leaves", ("judge.errors", "judge.redact", "judge.verdict", "judge.numbers",
-                "judge.versions", "judge.aio", "judge.ratelimit", "judge.io", "judge.prices",
-                "judge.terminal")),
+                "judge.versions", "judge.aio", "judge.ratelimit", "judge.jsontext", "judge.io",
+                "judge.prices", "judge.terminal")),
     ("record", ("judge.record",)),
     ("cache", ("judge.cachemodes", "judge.safedisk", "judge.leases", "judge.cache",
                "judge.jsoncache")),
