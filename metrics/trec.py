@@ -46,8 +46,10 @@ class TrecFormatError(ValueError):
         super().__init__(f"{path}:{line}: {named}{message}")
 
 
-def _lines(path: str | Path, width: int, names: str) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, fields)`` of each non-blank line, checked to have ``width`` fields.
+def _lines(path: str | Path, width: int, names: str,
+           more: bool = False) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of each non-blank line, checked to have ``width`` fields
+    (``more``: at least ``width``, the first ``width`` returned).
 
     Raises:
         TrecFormatError: a line with another number of fields.
@@ -58,10 +60,10 @@ def _lines(path: str | Path, width: int, names: str) -> Iterator[tuple[int, list
             parts = _FIELD.findall(line.removesuffix("\n").removesuffix("\r"))
             if not parts:
                 continue
-            if len(parts) != width:
-                raise TrecFormatError(path, lineno, f"expected {width} fields ({names}), got "
-                                      f"{len(parts)}")
-            yield lineno, parts
+            if len(parts) < width or (len(parts) > width and not more):
+                raise TrecFormatError(path, lineno, f"expected {width}{' or more' if more else ''}"
+                                      f" fields ({names}), got {len(parts)}")
+            yield lineno, parts[:width]
 
 
 def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
@@ -92,13 +94,14 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def read_run(path: str | Path, max_rank: int | None = 1000) -> dict[str, list[str]]:
+def read_run(path: str | Path, max_rank: int | None = None) -> dict[str, list[str]]:
     """Read a TREC run file: ``query_id Q0 doc_id rank score tag`` per line (the module's
     rules).
 
     Documents are ordered as trec_eval orders them: score descending, ties broken by doc id
-    descending (the rank column is ignored), then cut at ``max_rank`` (trec_eval ``-M``,
-    default 1000; None = no cut).
+    descending (the rank column is ignored), then cut at ``max_rank`` (trec_eval ``-M``;
+    None = no cut, trec_eval's default). Fields after the sixth are ignored, as trec_eval
+    ignores them (its own ``results.trunc`` carries some).
 
     Returns:
         query id → ranked doc ids.
@@ -110,8 +113,8 @@ def read_run(path: str | Path, max_rank: int | None = 1000) -> dict[str, list[st
         OSError: unreadable file.
     """
     scored: dict[str, dict[str, float]] = {}
-    for lineno, (qid, _, doc, _, score, _) in _lines(path, 6,
-                                                     "query_id Q0 doc_id rank score tag"):
+    for lineno, (qid, _, doc, _, score, _) in _lines(path, 6, "query_id Q0 doc_id rank score "
+                                                     "tag", more=True):
         s = _score(path, lineno, score)
         docs = scored.setdefault(qid, {})
         if doc in docs:

@@ -13,6 +13,7 @@ from judge.items import Item
 from judge.record.itemrows import RANK_CUTOFF, RankingRow
 from judge.tasks.base import Judged, Params, Source, Task
 from judge.tasks.columns import column_means, column_means_resampled
+from judge.tasks.rankoptions import RankingOptions
 from judge.tasks.views import ranking_view
 from metrics import average_precision, err_at_k, ndcg_at_k
 
@@ -28,11 +29,12 @@ _COLUMNS: dict[str, Callable[[RankingRow], float]] = {
     f"ndcg@{K}": lambda r: r.ndcg_at_k, f"err@{K}": lambda r: r.err_at_k}
 """The dataset metrics (means over queries; AP's mean is MAP) and the row value of each."""
 
-def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
+def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0) -> list[Item]:
     """TREC run + qrels → one item per judged query (pred = ranked doc ids, truth = doc →
     grade), read by :func:`metrics.trec.read_run` and :func:`metrics.trec.read_qrels` (their
     rules: fields separated by spaces and tabs, a finite decimal score, an integer grade in
     ±1000); a query of the run without judgments is left out, as trec_eval leaves it out.
+    ``max_rank``: documents kept per query (trec_eval ``-M``; 0 = all, its default).
 
     Raises:
         InputError: no qrels given, unreadable or malformed files (``FILE:LINE: field 'score':
@@ -43,7 +45,7 @@ def load_ranking(run_path: Any, qrels_path: Any) -> list[Item]:
     from metrics.trec import TrecFormatError, read_qrels, read_run  # lazy: fast `--help`
 
     try:
-        run = read_run(run_path)
+        run = read_run(run_path, max_rank or None)
         qrels = read_qrels(qrels_path)
     except OSError as exc:
         raise InputError(f"cannot read file: {exc}") from None
@@ -65,6 +67,7 @@ class RankingTask(Task[RankingRow]):
     row_model = RankingRow
     summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
     no_judge_reason = "it scores a TREC run against qrels"
+    Options = RankingOptions
 
     def load(self, source: Source, options: Any = None) -> list[Item]:
         """Read the TREC run (``source.data``) and qrels (``source.gold``, required).
@@ -72,7 +75,8 @@ class RankingTask(Task[RankingRow]):
         Raises:
             InputError: see :func:`load_ranking`.
         """
-        return load_ranking(source.data, source.gold)
+        opts = options if isinstance(options, RankingOptions) else RankingOptions()
+        return load_ranking(source.data, source.gold, opts.max_rank)
 
     def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
                    truth_field: str | None = None, id_fields: Sequence[str] = (),

@@ -26,6 +26,7 @@ TASKS: dict[str, str] = {
 
 TASK_OPTIONS: dict[str, str] = {
     "function-call": "judge.tasks.fcoptions:FunctionCallOptions",
+    "ranking": "judge.tasks.rankoptions:RankingOptions",
 }
 """Task name → ``module:class`` of its options (:attr:`judge.tasks.base.Task.Options`), for the
 tasks that have options of their own: light modules, read by the command line to build its

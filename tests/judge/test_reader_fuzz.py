@@ -681,9 +681,9 @@ def trec_lines(v: Values, n: int, kind: str) -> list[tuple[list[str], str | None
         if how == "drop":
             fields.pop(v.r.randrange(len(fields)))
             bad = "width"
-        elif how == "add":
+        elif how == "add":  # a run's extra fields are ignored, as trec_eval ignores them
             fields.append("x")
-            bad = "width"
+            bad = bad if kind == "run" else "width"
         elif how == "blank":
             fields, bad = [], None
         out.append((fields, bad))
@@ -711,7 +711,7 @@ def trec_faults(path: str, lines: list[tuple[list[str], str | None]], width: int
     for n, (fields, bad) in enumerate(lines, start=1):
         if not fields:
             continue
-        if bad is not None or len(fields) != width:
+        if bad is not None or len(fields) < width or (len(fields) > width and width != 6):
             faults.add((path, n, None if bad == "width" else bad))
             continue
         qid, doc, value = fields[0], fields[2], fields[4 if width == 6 else 3]

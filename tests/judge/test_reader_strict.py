@@ -199,8 +199,8 @@ def test_qrels_grade_beyond_err_range(cli: Cli, tmp_path: Path) -> None:
 def test_trec_fields_split_on_spaces_and_tabs_only(cli: Cli, tmp_path: Path) -> None:
     # before: U+3000 split "d1\u3000x" in two, so this line (no score) read as score 1
     code, err, data = _ranking(cli, tmp_path, "q1 Q0 d1\u3000x 1 t\n")
-    assert (code, err) == (2, _line(data, 1, "expected 6 fields (query_id Q0 doc_id rank score "
-                                              "tag), got 5"))
+    assert (code, err) == (2, _line(data, 1, "expected 6 or more fields (query_id Q0 doc_id "
+                                              "rank score tag), got 5"))
 
 
 def test_trec_byte_order_mark_is_skipped(cli: Cli, tmp_path: Path) -> None:
@@ -246,3 +246,21 @@ def test_well_formed_inputs_still_read(tmp_path: Path) -> None:
     qrels.write_text("q1 0 d1 -1\r\nq1 0 d2 +2\r\n", encoding="utf-8")
     (item,) = get_task("ranking").load(Source(run, qrels))
     assert (item.pred, item.truth) == (["d2", "d1"], {"d1": -1, "d2": 2})
+
+
+def test_ranking_max_rank_is_trec_evals_m(cli: Cli, tmp_path: Path) -> None:
+    # a relevant document at rank 3: with --max-rank 2 it is cut off (AP 0), by default all
+    # documents count (AP = (1/3) / 1 relevant = 0.3333)
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n", encoding="utf-8")
+    qrels.write_text("q1 0 c 1\n", encoding="utf-8")
+    aps = []
+    for more in ([], ["--max-rank", "2"]):
+        out = tmp_path / f"out{len(more)}"
+        res = cli("eval", run, "--task", "ranking", "--gold", qrels, "--out", out,
+                  "--bootstrap", "0", *more)
+        assert res.returncode == 0, res.output
+        aps.append(json.loads((out / "summary.json").read_text())["metrics"]["map"])
+    assert aps[0] == pytest.approx(1 / 3) and aps[1] == 0.0
+    res = cli("eval", run, "--task", "ranking", "--gold", qrels, "--max-rank", "-1")
+    assert res.returncode == 2 and "--max-rank" in res.stderr

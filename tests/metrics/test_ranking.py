@@ -114,7 +114,7 @@ def test_trec_readers_bad_lines(tmp_path) -> None:  # type: ignore[no-untyped-de
         read_qrels(q)
     r = tmp_path / "run"
     r.write_text("301 Q0 d1 1 2.0 tag\n301 Q0 d2 2\n")
-    with pytest.raises(ValueError, match=r"run:2: expected 6 fields"):
+    with pytest.raises(ValueError, match=r"run:2: expected 6 or more fields"):
         read_run(r)
 
 
@@ -123,3 +123,35 @@ def test_read_run_orders_like_trec_eval(tmp_path) -> None:  # type: ignore[no-un
     # rank column ignored; score desc; tie on 1.0 broken by doc id descending
     r.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 3.0 t\n1 Q0 c 3 1.0 t\n")
     assert read_run(r) == {"1": ["b", "c", "a"]}
+
+
+def test_a_1500_document_query_is_scored_whole_as_trec_eval(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # issue 37: the run was cut at 1,000 documents by default, so relevant documents at
+    # ranks 1,100 and 1,400 counted as never retrieved (AP and NDCG 0). trec_eval's default is
+    # no cut (-M unlimited); pytrec_eval is trec_eval's own code
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    docs = [f"d{k:04d}" for k in range(1500)]
+    scores = {d: 1500.0 - k for k, d in enumerate(docs)}  # rank k+1 for docs[k]
+    r = tmp_path / "run"
+    r.write_text("".join(f"q1 Q0 {d} {k + 1} {scores[d]} sys\n" for k, d in enumerate(docs)))
+    qrels = {"q1": {docs[1099]: 1, docs[1399]: 2, "unretrieved": 1}}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate({"q1": scores})["q1"]
+    run = read_run(r)
+    assert len(run["q1"]) == 1500
+    assert ref["map"] > 0 and ref["ndcg"] > 0
+    assert average_precision(run["q1"], qrels["q1"]) == pytest.approx(ref["map"], abs=1e-9)
+    assert ndcg_at_k(run["q1"], qrels["q1"]) == pytest.approx(ref["ndcg"], abs=1e-9)
+    # -M 1000 as an option (trec_eval -M): both relevant documents cut off
+    cut = read_run(r, max_rank=1000)
+    assert len(cut["q1"]) == 1000 and average_precision(cut["q1"], qrels["q1"]) == 0.0
+
+
+def test_run_lines_with_fields_after_the_tag_are_read_as_trec_eval_reads_them(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # trec_eval's results.trunc has fields after the run tag, which trec_eval ignores (they
+    # were refused: "expected 6 fields")
+    plain, extra = tmp_path / "plain", tmp_path / "extra"
+    lines = [("301", "d1", "2.5"), ("301", "d2", "1.5"), ("302", "d3", "0.5")]
+    plain.write_text("".join(f"{q} Q0 {d} 1 {s} tag\n" for q, d, s in lines))
+    extra.write_text("".join(f"{q} Q0 {d} 1 {s} tag 7 more\tfields\n" for q, d, s in lines))
+    assert read_run(extra) == read_run(plain) == {"301": ["d1", "d2"], "302": ["d3"]}
