@@ -81,7 +81,9 @@ def read_manifest(root: Path) -> dict[str, Any]:
         raise InputError(f"{root}: no such folder (unpack the bundle first, or give its "
                          ".tar.gz)")
     if not path.is_file():
-        raise InputError(f"not a simjudge bundle: no {MANIFEST}. A bundle without its "
+        run = " (this is a run folder: simjudge export RUN B.tar.gz --with-cache makes its " \
+            "bundle)" if (root / "summary.json").is_file() else ""
+        raise InputError(f"not a simjudge bundle: no {MANIFEST}{run}. A bundle without its "
                          "manifest cannot be checked, so it is not replayed", root)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
