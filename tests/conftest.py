@@ -8,8 +8,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.clirun import CliResult, run_cli
+
+# Property tests draw the same examples on every run (a test's own @settings keep this): a
+# suite that never flakes cannot let a random draw decide, and a falsifying example found once
+# by hand-run exploration (HYPOTHESIS_PROFILE=explore) becomes an explicit @example.
+settings.register_profile("simjudge", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "simjudge"))
 
 # What the terminal the suite was started from would leak into every command's output: its
 # width (rich reads COLUMNS once, when a console is made at import) and forced colours.

@@ -192,8 +192,10 @@ def test_redaction_catches_every_escaped_form(monkeypatch: pytest.MonkeyPatch) -
     assert redact_url("https://[::1]:8000/v1") == "https://[::1]:8000/v1"
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["\\u0073", "\\", "u", "0073", "k-", "sk-", "abcdefghij",
+# a key is a token: "sk-" right after a letter or digit is not one ("risk-assessment-…"), so the
+# plain "sk-" is drawn with the boundary a key has in text (a space); derandomized: never flaky
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["\\u0073", "\\", "u", "0073", "k-", " sk-", "abcdefghij",
                                  "0123456789", "?api-key=", "&sig=", "http://", "u:p@", "h/v1",
                                  " ", MASK]), max_size=14).map("".join))
 def test_redaction_is_idempotent_and_masks_what_it_finds(text: str) -> None:
