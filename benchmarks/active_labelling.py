@@ -16,7 +16,7 @@ strategies:
 After each label (every 10 past ``--budget``, to the whole set, for both alike): the **true
 loss** of τ̂, ``objective(all labels, their best τ) − objective(all labels, τ̂)``, and for the
 stratified design, up to ``--budget``, the rule's view
-(:func:`~judge.calibration.stratified.decision_loss`): the loss's posterior mean and 0.9
+(:func:`~judge.calibration.stratified.decision_loss`): the loss's posterior mean and 0.95
 bound, τ̂'s 95 % interval and whether the strata hold their minimums. Printed per set and
 strategy, over ``--seeds``:
 
@@ -44,7 +44,8 @@ dev sentence pairs (paraphrase or not; 2,000 pairs; its adversarial word swaps m
 judge's case).
 
 Run: ``python benchmarks/active_labelling.py [--seeds 20] [--plot docs/img/active_labelling.png]``
-(about 25 minutes on 2 cores; ``--batch 20`` is ``calibrate --suggest 20``'s rounds, about 5).
+(about 40 minutes on 2 busy cores with ``--budget 500``; ``--batch 20`` is ``calibrate
+--suggest 20``'s rounds, about 25).
 Measured figures: docs/performance.md, "Active labelling".
 """
 
@@ -214,7 +215,7 @@ def first_stop(c: Curve, target: float) -> int | None:
 
 
 def bound(e: LossEstimate, stat: str) -> float:
-    """A stopping statistic of one estimate: ``rule`` (the posterior 0.9 quantile, the rule),
+    """A stopping statistic of one estimate: ``rule`` (the posterior 0.95 quantile, the rule),
     ``post`` (the posterior mean), ``mean`` (the bootstrap mean regret: the rule before
     2026-11) or ``qNN`` (the NN-th percentile of the bootstrap's regrets, a resample without
     τ*_b counting as +inf)."""
@@ -345,7 +346,7 @@ def plot(path: Path, every: dict[str, dict[str, list[Curve]]], target: float,
                                      for k in keep] for c in cs])
                     ax.plot([xs[k] for k in keep], np.nanmean(est, axis=0), lw=1, ls=style,
                             label="stratified: " + ("posterior mean" if what == "loss" else
-                                                    "the rule's 0.9 bound") + " (mean)")
+                                                    "the rule's 0.95 bound") + " (mean)")
         ax.axhline(target, color="grey", lw=0.8)
         ax.set_ylim(0, 0.08)
         ax.set_title(name)

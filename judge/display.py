@@ -531,8 +531,8 @@ def calibrate_summary(result: Mapping[str, Any], objective: str) -> list[Rendera
                             + (f" — {r['note']}" if r.get("note") else "")))
     sug = result.get("suggestions")
     if sug:
-        stops = {"target reached": ": the loss of using τ̂ is within the target with "
-                 "probability 0.9 and every stratum holds its minimum of labels, labelling "
+        stops = {"target reached": ": the loss of using τ̂ is within the target with the "
+                 "probability above and every stratum holds its minimum of labels, labelling "
                  "can stop",
                  "τ undefined": ": τ is undefined for this judge (see above)"}
         out.append(Text(f"suggested {num(sug.get('written'))} of {num(sug.get('requested'))} "

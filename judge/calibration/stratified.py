@@ -11,7 +11,7 @@ follows the decision's loss (:func:`judge.calibration.allocation.loss_shares`).
 ``N_h / n_h`` times; strata collapsed to ``MIN_PER_STRATUM`` labels, :meth:`Design.groups`), its
 interval a **stratified bootstrap** (:mod:`judge.calibration.sweepboot`), the stopping rule's
 loss (:func:`decision_loss`) a posterior over the unlabelled pairs' labels
-(:mod:`judge.calibration.posterior`): stop when it is within the target with probability 0.9. Only
+(:mod:`judge.calibration.posterior`): stop when it is within the target with probability 0.95. Only
 *how many* labels a stratum gets adapts, never which pairs, so the weights stay right and τ̂
 unbiased. Assumption: the labels in hand are a random sample of their strata.
 """

@@ -226,8 +226,8 @@ def pick_suggestions(active: ActiveOptions, shared: SharedStrata | None,
                      ) -> tuple[list[dict[str, Any]], str | None]:
     """The ``suggestions.jsonl`` rows for ``active.suggest`` pairs, and why there are none:
     ``"τ undefined"`` (no judge has a τ) or ``"target reached"`` (every judge's loss is within
-    ``active.target_loss`` with probability 0.9 and every stratum holds its minimum of
-    labels).
+    ``active.target_loss`` with probability 0.95, ``STOP_LEVEL``, and every stratum holds its
+    minimum of labels).
 
     Each judge's strata shares follow its decision's loss
     (:func:`judge.calibration.allocation.loss_shares`); several judges share one design, so
