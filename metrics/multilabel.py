@@ -11,7 +11,13 @@ pairs as ``CP``/``OP``), and scikit-learn's averages:
 * O-P = Σ_c N_c^correct / Σ_c N_c^pred, O-R = Σ_c N_c^correct / Σ_c N_c^gold (micro),
   O-F1 their harmonic mean, computed as 2TP / (2TP + FP + FN) (= scikit-learn
   ``average="micro"``);
-* per-sample P/R/F1 = the mean over samples (= scikit-learn ``average="samples"``).
+* per-sample P/R/F1 = the mean over samples (= scikit-learn ``average="samples"``);
+* scikit-learn's other averages beside them: ``macro_f1`` (the mean of the per-class F1,
+  ``f1_score(average="macro")``), ``weighted_*`` (per-class P/R/F1 weighted by each class's
+  gold count, ``average="weighted"``), ``hamming_loss`` (the share of wrong sample × class
+  cells), ``subset_accuracy`` (the share of samples whose label set is exactly right,
+  ``accuracy_score``) and ``jaccard_samples`` (the mean over samples of |pred ∩ gold| /
+  |pred ∪ gold|, ``jaccard_score(average="samples")``).
 
 F-β = (1 + β²)·P·R / (β²·P + R) (van Rijsbergen 1979). (A denominator of β²·(P + R), seen in
 some tutorials, is a typo: with β = 1 it gives PR/(P+R), half the F1.)
@@ -82,6 +88,14 @@ class MultilabelScores:
         cf_beta, of_beta, sample_f_beta: F-β from (cp, cr), from (op, or_), and the mean of the
             per-sample F-β.
         class_precision, class_recall: per-class arrays, shape (n_classes,).
+        class_f1, class_support: per-class F1 and gold count, shape (n_classes,).
+        macro_f1: mean of ``class_f1`` (scikit-learn's macro F1; not ``cf1``).
+        weighted_precision, weighted_recall, weighted_f1: per-class scores weighted by
+            ``class_support`` (``zero_division`` when no class has a gold label).
+        hamming_loss: share of sample × class cells predicted wrong, in [0, 1].
+        subset_accuracy: share of samples whose predicted label set equals the gold one.
+        jaccard_samples: mean over samples of |pred ∩ gold| / |pred ∪ gold|
+            (``zero_division`` for a sample with both sets empty).
     """
 
     cp: float
@@ -99,13 +113,22 @@ class MultilabelScores:
     sample_f_beta: float
     class_precision: NDArray[np.float64]
     class_recall: NDArray[np.float64]
+    class_f1: NDArray[np.float64]
+    class_support: NDArray[np.int64]
+    macro_f1: float
+    weighted_precision: float
+    weighted_recall: float
+    weighted_f1: float
+    hamming_loss: float
+    subset_accuracy: float
+    jaccard_samples: float
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with key ``"or"`` for overall recall and lists for per-class arrays."""
         d = {k: v for k, v in self.__dict__.items() if k != "or_"}
         d["or"] = self.or_
-        d["class_precision"] = self.class_precision.tolist()
-        d["class_recall"] = self.class_recall.tolist()
+        for name in ("class_precision", "class_recall", "class_f1", "class_support"):
+            d[name] = getattr(self, name).tolist()
         return d
 
 
@@ -145,6 +168,11 @@ def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
         (0.75, 0.75, 0.75)
         >>> s.class_precision.tolist()
         [1.0, 0.5, 0.0]
+
+        scikit-learn's macro F1 is the mean of the per-class F1 (1, 2/3, 0), not C-F1:
+
+        >>> round(s.macro_f1, 4), round(s.hamming_loss, 4), s.subset_accuracy
+        (0.5556, 0.3333, 0.5)
     """
     z = check_zero_division(zero_division)
     t = as_binary_matrix(y_true, "y_true")
@@ -165,6 +193,12 @@ def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
     or_ = safe_div(tp, n_g, z)
 
     s_c, s_p, s_g = correct.sum(1), p.sum(1), t.sum(1)
+    class_f1 = _fbeta_counts(cls_c, cls_p - cls_c, cls_g - cls_c, 1.0, z)
+    support = cls_g.astype(np.int64)
+
+    def weighted(per_class: NDArray[np.float64]) -> float:
+        return float((per_class * support).sum() / support.sum()) if support.sum() else z
+
     return MultilabelScores(
         cp=cp, cr=cr, cf1=f_beta(cp, cr, 1.0),
         op=op, or_=or_, of1=float(_fbeta_counts(tp, n_p - tp, n_g - tp, 1.0, z)),
@@ -175,4 +209,9 @@ def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
         of_beta=float(_fbeta_counts(tp, n_p - tp, n_g - tp, beta, z)),
         sample_f_beta=float(_fbeta_counts(s_c, s_p - s_c, s_g - s_c, beta, z).mean()),
         class_precision=class_precision, class_recall=class_recall,
+        class_f1=class_f1, class_support=support, macro_f1=float(class_f1.mean()),
+        weighted_precision=weighted(class_precision), weighted_recall=weighted(class_recall),
+        weighted_f1=weighted(class_f1), hamming_loss=float((t != p).mean()),
+        subset_accuracy=float((t == p).all(axis=1).mean()),
+        jaccard_samples=float(_ratio(s_c, s_p + s_g - s_c, z).mean()),
     )

@@ -12,9 +12,10 @@ import typer
 from judge.cli.common import err, fail, out, say
 from judge.errors import InputError
 
-MAIN_METRICS = ("macro_f1", "f1", "cf1", "accuracy", "map")
+MAIN_METRICS = ("cf1", "macro_f1", "f1", "accuracy", "map")
 """The metric shown per run, the first its summary has: selection and spans ``macro_f1``,
-judgment and generation ``f1``, multi-label ``cf1`` (C-F1, the per-class macro F1),
+judgment and generation ``f1``, multi-label ``cf1`` (C-F1, the seed's harmonic mean of C-P and
+C-R; first, as a multi-label summary also holds scikit-learn's ``macro_f1``),
 function calls ``accuracy``, ranking ``map``."""
 
 

@@ -40,7 +40,9 @@ def _indicators(pairs: Sequence[tuple[Sequence[str], Sequence[str]]], zero_divis
 def _metrics(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
     s, _ = _indicators(pairs, 0.0)
     return {"cp": s.cp, "cr": s.cr, "cf1": s.cf1, "op": s.op, "or": s.or_, "of1": s.of1,
-            "sample_f1": s.sample_f1}
+            "sample_f1": s.sample_f1, "macro_f1": s.macro_f1, "weighted_f1": s.weighted_f1,
+            "hamming_loss": s.hamming_loss, "subset_accuracy": s.subset_accuracy,
+            "jaccard_samples": s.jaccard_samples}
 
 
 class MultilabelTask(Task[MultilabelRow]):
@@ -48,7 +50,8 @@ class MultilabelTask(Task[MultilabelRow]):
 
     name = "multilabel"
     row_model = MultilabelRow
-    summary = "label sets against gold label sets: C-P/R/F1, O-P/R/F1, sample F1"
+    summary = ("label sets against gold label sets: C-P/R/F1, O-P/R/F1, sample F1; "
+               "scikit-learn's macro/weighted F1, Hamming loss, subset accuracy, Jaccard")
     no_judge_reason = "its labels are compared exactly"
     extractors = (io.label_list, io.label_list)
 
@@ -63,7 +66,8 @@ class MultilabelTask(Task[MultilabelRow]):
         return rows, {**s.to_dict(), "classes": classes}
 
     def metrics_from_rows(self, rows: Sequence[MultilabelRow]) -> dict[str, float]:
-        """C-*, O-* and sample F1 of the rows' label sets."""
+        """C-*, O-*, sample F1 and scikit-learn's macro/weighted F1, Hamming loss, subset
+        accuracy and samples Jaccard of the rows' label sets."""
         return _metrics([(r.pred, r.truth) for r in rows])
 
     def resampled(self, rows: Sequence[MultilabelRow],
