@@ -135,7 +135,7 @@ def test_decision_loss_by_hand() -> None:
     met = dataclasses.replace(est, minimums_met=True)
     assert met.stop(est.upper) and not met.stop(est.upper - 1e-9)
     # the rule's bound is the posterior's (tests/judge/test_posterior.py): 27 of each 30 pairs
-    # unlabelled, so the loss may be large — the 0.9 quantile is above its mean
+    # unlabelled, so the loss may be large — the 0.95 quantile is above its mean
     assert est.upper >= est.loss > 0
     # the same resamples as stratified_tau's interval for a seed
     tau_est = stratified_tau(scores, d, "f1", 4000, 1)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from judge.calibration.posterior import posterior_regrets
+from judge.calibration.sweepboot import STOP_LEVEL
 
 SCORES = np.array([0.2, 0.2, 0.5, 0.5, 0.8, 0.8])
 STRATA = np.array([0, 0, 1, 1, 2, 2])
@@ -41,8 +42,9 @@ def test_one_unknown_label_by_hand() -> None:
     # 4000 draws: the share of 1/3 within 4 SE (sqrt(3/16/4000) = 0.0068) of 3/4
     assert np.mean(np.isclose(got, 1 / 3)) == pytest.approx(0.75, abs=0.028)
     assert got.mean() == pytest.approx(37 / 140, abs=0.028 * (1 / 3 - 2 / 35))
-    # the rule's 0.9 quantile is 1/3: a quarter of the draws lose only 2/35, not a tenth
-    assert np.quantile(got, 0.9, method="higher") == pytest.approx(1 / 3)
+    # the rule's 0.95 quantile (STOP_LEVEL) is 1/3: a quarter of the draws lose only 2/35,
+    # not a twentieth
+    assert np.quantile(got, STOP_LEVEL, method="higher") == pytest.approx(1 / 3)
 
 
 def test_unscored_pairs_are_left_out_and_draws_are_seeded() -> None:
