@@ -73,12 +73,18 @@ def looks_like_key(text: str) -> bool:
             and any(c.islower() for c in text))
 
 
+def secret_env_names(extra_env: Iterable[str] = ()) -> list[str]:
+    """Names of the environment variables whose values are secrets: the registered, the
+    ``extra_env`` and the credential-named ones (module docstring), sorted."""
+    names = set(_registered) | set(extra_env)
+    return sorted(k for k in os.environ if k in names or _SECRET_NAME.search(k))
+
+
 def secret_values(extra_env: Iterable[str] = ()) -> list[str]:
     """Current values of the registered, the ``extra_env`` and the credential-named environment
     variables (at least :data:`MIN_ENV_SECRET` characters), longest first."""
-    names = set(_registered) | set(extra_env)
-    values = {v for k, v in os.environ.items()
-              if (k in names or _SECRET_NAME.search(k)) and len(v.strip()) >= MIN_ENV_SECRET}
+    values = {os.environ[k] for k in secret_env_names(extra_env)
+              if len(os.environ[k].strip()) >= MIN_ENV_SECRET}
     return sorted(values, key=len, reverse=True)
 
 

@@ -23,11 +23,11 @@ NO_KEY = "simjudge-replay-holds-no-key"
 @contextlib.contextmanager
 def _keys_withheld() -> Iterator[None]:
     """Replace the value of every credential-like environment variable (the judges' API keys,
-    :func:`judge.redact.secret_values`' names) by :data:`NO_KEY` for the replay, so that no key
+    :func:`judge.redact.secret_env_names`) by :data:`NO_KEY` for the replay, so that no key
     could leave even if something in a bundle made a call; restored afterwards."""
-    from judge.redact import _SECRET_NAME, _registered
+    from judge.redact import secret_env_names
 
-    saved = {k: v for k, v in os.environ.items() if k in _registered or _SECRET_NAME.search(k)}
+    saved = {k: os.environ[k] for k in secret_env_names()}
     os.environ.update(dict.fromkeys(saved, NO_KEY))
     try:
         yield

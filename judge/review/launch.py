@@ -193,7 +193,9 @@ async def _main(session: ReviewSession | ItemSession, socks: list[socket.socket]
 
         webbrowser.open(url)
     stop = asyncio.Event()
-    with contextlib.suppress(NotImplementedError):  # not on Windows
+    # SIGTERM stops the server cleanly; Windows' event loop takes no signal handlers (the
+    # server then stops on Ctrl-C only), which is what NotImplementedError says there
+    with contextlib.suppress(NotImplementedError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
         await stop.wait()

@@ -31,6 +31,7 @@ from typing import Any
 from judge.errors import InputError
 from judge.io import file_sha256
 from judge.jsoncache import FORMAT, MANIFEST, is_json_cache
+from judge.runs.export import without_flags
 
 _REPLACED = ("--out", "--cache-dir", "--cache-mode")
 _DROPPED = ("--overwrite", "--no-overwrite")
@@ -199,23 +200,12 @@ def replay_argv(manifest: Mapping[str, Any], root: Path, out: Path) -> list[str]
         InputError: a token (or a ``--flag=VALUE``'s value) that is an absolute path or holds
             ``..`` — the replay reads nothing outside the bundle.
     """
-    out_args: list[str] = []
-    skip = False
-    for tok in manifest["replay"][2:]:
-        if skip:
-            skip = False
-            continue
-        flag, eq, value = tok.partition("=")
-        if flag in _REPLACED:
-            skip = not eq
-            continue
-        if flag in _DROPPED:
-            continue
-        for part in (tok, value):
+    out_args = without_flags(manifest["replay"][2:], _REPLACED, _DROPPED)
+    for tok in out_args:
+        for part in (tok, tok.partition("=")[2]):
             if part.startswith(("/", "~")) or ".." in PurePosixPath(part).parts:
                 raise InputError(f"the replay command names {part!r}, outside the bundle: "
                                  "not replayed", root / MANIFEST, field="replay")
-        out_args.append(tok)
     return [*out_args, "--cache-dir", str(root / "cache"), "--cache-mode", "cache-only",
             "--out", str(out)]
 

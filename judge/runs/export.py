@@ -132,6 +132,24 @@ def _templates(record: RunRecord) -> tuple[Path, list[str]]:
     return root, sorted(out)
 
 
+def without_flags(command: Sequence[str], valued: Sequence[str],
+                  bare: Sequence[str] = ()) -> list[str]:
+    """``command`` without the options ``valued`` (with their values: ``--out DIR`` or
+    ``--out=DIR``) and the switches ``bare`` (``--overwrite``)."""
+    out: list[str] = []
+    skip = False
+    for tok in command:
+        if skip:
+            skip = False
+            continue
+        flag, eq, _ = tok.partition("=")
+        if flag in valued:
+            skip = not eq
+        elif flag not in bare:
+            out.append(tok)
+    return out
+
+
 def replay_command(command: Sequence[str], inputs: Mapping[str, str],
                    originals: Mapping[str, str], with_cache: bool = True) -> list[str]:
     """The run's command pointed into the bundle: each input path token (``originals[role]``,
@@ -147,15 +165,8 @@ def replay_command(command: Sequence[str], inputs: Mapping[str, str],
     """
     swap = {originals[r]: inputs[r] for r in inputs if r in originals}
     out: list[str] = []
-    skip = False
-    for tok in command:
-        if skip:
-            skip = False
-            continue
+    for tok in without_flags(command, _DROP_FLAGS):
         flag, eq, value = tok.partition("=")
-        if flag in _DROP_FLAGS:
-            skip = not eq
-            continue
         if eq and value in swap:
             out.append(f"{flag}={swap[value]}")
         else:
