@@ -21,6 +21,7 @@ from metrics.agreement import (
     roc_auc,
     spearman,
 )
+from metrics.alttest import AltTest, AnnotatorTest, alt_test, by_rejections
 from metrics.binary import (
     BinaryScores,
     Confusion,
@@ -98,6 +99,8 @@ __all__ = [
     "DEFAULT_TAU",
     "FC_KEYS",
     "OBJECTIVES",
+    "AltTest",
+    "AnnotatorTest",
     "BinaryScores",
     "CallCheck",
     "Confusion",
@@ -111,12 +114,14 @@ __all__ = [
     "ThresholdPoint",
     "TokenScores",
     "aggregate_fuzzy",
+    "alt_test",
     "average_precision",
     "best_index",
     "best_threshold",
     "binary_scores",
     "bleu4",
     "bootstrap_indices",
+    "by_rejections",
     "candidate_thresholds",
     "char_tokenize",
     "check_call",

@@ -72,6 +72,15 @@ def test_wilson_interval_by_hand() -> None:
     assert wilson_ci(0, 0) == [None, None]
 
 
+def test_wilson_interval_equals_statsmodels() -> None:
+    # the leaderboard's TPR/TNR intervals and the probes' flip-rate intervals
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k, n in ((0, 1), (1, 1), (0, 50), (4, 15), (37, 40), (123, 1000), (999, 1000)):
+        lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+        assert wilson_ci(k, n) == pytest.approx([lo, hi], abs=1e-12)
+
+
 def test_swap_summary_by_hand() -> None:
     # τ 0.7: pair 1 0.9 vs 0.6 flips (Δ 0.3), pair 2 0.1 vs 0.2 (Δ -0.1), pair 3 equal
     s = swap_summary([0.9, 0.1, 0.5], [0.6, 0.2, 0.5], 0.7, n_boot=0)
