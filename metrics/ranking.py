@@ -99,18 +99,66 @@ def average_precision(ranking: Sequence[str], relevance: Relevance, k: int | Non
     return total / n_rel
 
 
-def _gain(grade: float, gain: str) -> float:
-    if gain == "linear":
-        return float(grade)
-    if gain == "exponential":
-        return 2.0 ** grade - 1.0
-    raise ValueError(f"gain: expected 'linear' or 'exponential', got {gain!r}")
+Gain = str | Mapping[int, float]
+"""NDCG's gain of a grade: ``"linear"`` (the grade), ``"exponential"`` (2^grade − 1) or a
+table grade → gain (grades it leaves out keep the linear gain), as trec_eval's
+``ndcg.1=3,2=9`` parameters give one."""
 
 
-def dcg_at_k(grades: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
+def grade_gain(grade: float, gain: Gain) -> float:
+    """The gain of one grade: linear or exponential for grades > 0 (grades <= 0: 0), or the
+    table's value (a grade it leaves out: linear, 0 below 1).
+
+    Raises:
+        ValueError: an unknown gain name.
+
+    Examples:
+        >>> grade_gain(3, "exponential"), grade_gain(2, {2: 9.0}), grade_gain(-1, "linear")
+        (7.0, 9.0, 0.0)
+    """
+    if isinstance(gain, Mapping):
+        return float(gain[int(grade)]) if grade in gain else max(0.0, float(grade))
+    if gain not in ("linear", "exponential"):
+        raise ValueError(f"gain: expected 'linear', 'exponential' or a table grade -> gain, "
+                         f"got {gain!r}")
+    if grade <= 0:
+        return 0.0
+    return float(grade) if gain == "linear" else 2.0 ** grade - 1.0
+
+
+def parse_gain(text: str) -> Gain:
+    """A gain as the command line gives it: ``linear``, ``exponential`` or a table
+    ``GRADE=GAIN,...`` (grades integers >= 0, each once; gains finite numbers).
+
+    Raises:
+        ValueError: anything else (the bad entry named).
+
+    Examples:
+        >>> parse_gain("1=1,2=3,3=7")
+        {1: 1.0, 2: 3.0, 3: 7.0}
+    """
+    if text in ("linear", "exponential"):
+        return text
+    table: dict[int, float] = {}
+    for entry in text.split(","):
+        grade, sep, value = entry.partition("=")
+        ok = sep == "=" and grade.strip().isdigit()
+        try:
+            g, v = int(grade), float(value)
+        except ValueError:
+            ok, g, v = False, -1, math.nan
+        if not ok or not math.isfinite(v) or g in table:
+            raise ValueError(f"gain: {entry!r} is not GRADE=GAIN (a grade >= 0 once, a finite "
+                             "gain); expected linear, exponential or e.g. 1=1,2=3,3=7")
+        table[g] = v
+    return table
+
+
+def dcg_at_k(grades: Sequence[float], k: int | None = None, gain: Gain = "linear") -> float:
     """DCG = Σ_{i=1..k} gain(grade_i) / log2(i + 1) for grades listed in rank order.
 
-    Grades <= 0 contribute nothing (trec_eval ignores negative "junk" grades in NDCG).
+    Grades <= 0 contribute nothing unless a gain table gives them a gain (trec_eval ignores
+    negative "junk" grades in NDCG).
 
     Examples:
         >>> round(dcg_at_k([3, 2, 0, 1]), 4)  # 3/1 + 2/log2(3) + 0 + 1/log2(5)
@@ -119,12 +167,13 @@ def dcg_at_k(grades: Sequence[float], k: int | None = None, gain: str = "linear"
         7.0
     """
     _check_k(k)
-    return math.fsum(_gain(g, gain) / math.log2(i + 2)
-                     for i, g in enumerate(grades[:k] if k else grades) if g > 0)
+    return math.fsum(x / math.log2(i + 2)
+                     for i, g in enumerate(grades[:k] if k else grades)
+                     if (x := grade_gain(g, gain)) != 0)
 
 
 def ndcg_at_k(ranking: Sequence[str], relevance: Relevance, k: int | None = None,
-              gain: str = "linear") -> float:
+              gain: Gain = "linear") -> float:
     """Normalised DCG of one ranked list (trec_eval ``ndcg_cut_k``; ``ndcg`` when k is None).
 
     Args:
@@ -132,12 +181,13 @@ def ndcg_at_k(ranking: Sequence[str], relevance: Relevance, k: int | None = None
         relevance: doc id → grade. Negative grades (TREC "junk", −1) count as 0, as in
             trec_eval.
         k: cut-off rank, or None for the whole list.
-        gain: ``"linear"`` (gain = grade; trec_eval and scikit-learn) or ``"exponential"``
-            (2^grade − 1; Burges et al. 2005).
+        gain: ``"linear"`` (gain = grade; trec_eval and scikit-learn), ``"exponential"``
+            (2^grade − 1; Burges et al. 2005) or a table grade → gain (:data:`Gain`; with
+            ``k`` None equal to trec_eval's ``ndcg.1=3,2=9``).
 
     Returns:
-        NDCG = DCG@k / IDCG@k in [0, 1] for non-negative grades; 0.0 when IDCG = 0 (no positive
-        judgment).
+        NDCG = DCG@k / IDCG@k in [0, 1] for non-negative gains; 0.0 when IDCG = 0 (no positive
+        gain); IDCG from the judged documents' positive gains, largest first.
 
     Raises:
         ValueError: duplicate ids, bad ``k`` or unknown ``gain``.
@@ -152,12 +202,14 @@ def ndcg_at_k(ranking: Sequence[str], relevance: Relevance, k: int | None = None
     """
     docs = _check_ranking(ranking)
     _check_k(k)
-    _gain(1, gain)
-    ideal = sorted((g for g in relevance.values() if g > 0), reverse=True)
-    idcg = dcg_at_k(ideal, k, gain)
+    grade_gain(1, gain)
+    ideal = sorted((x for g in relevance.values() if (x := grade_gain(g, gain)) > 0),
+                   reverse=True)
+    idcg = math.fsum(x / math.log2(i + 2) for i, x in enumerate(ideal[:k] if k else ideal))
     if idcg <= 0:
         return 0.0
-    return dcg_at_k([relevance.get(d, 0) for d in docs], k, gain) / idcg
+    return math.fsum(x / math.log2(i + 2) for i, d in enumerate(docs[:k] if k else docs)
+                     if d in relevance and (x := grade_gain(relevance[d], gain)) != 0) / idcg
 
 
 def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
