@@ -55,7 +55,7 @@ from metrics.generation import (
     weighted_precision,
 )
 from metrics.independence import effective_judges, error_phi, mean_error_phi
-from metrics.multilabel import MultilabelScores, f_beta, multilabel_scores
+from metrics.multilabel import MultilabelScores, f_beta, multilabel_scores, sample_scores
 from metrics.normalize import normalize
 from metrics.overlap import RougeBleu, bleu4, rouge_bleu
 from metrics.ppi import MeanEstimate, classical_mean, ppi_mean, ppi_ratio
@@ -169,6 +169,7 @@ __all__ = [
     "read_run",
     "roc_auc",
     "rouge_bleu",
+    "sample_scores",
     "score_function_calls",
     "scores_from_counts",
     "spearman",

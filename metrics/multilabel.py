@@ -132,6 +132,44 @@ class MultilabelScores:
         return d
 
 
+def sample_scores(y_true: Any, y_pred: Any, zero_division: float = 0.0,
+                  ) -> dict[str, NDArray[np.float64]]:
+    """Each sample's precision, recall, F1 and Jaccard index, as scikit-learn's
+    ``average="samples"`` computes them before taking their mean.
+
+    Args:
+        y_true, y_pred: 0/1 indicator arrays, shape (n_samples, n_classes).
+        zero_division: value (0.0, 1.0 or NaN) of a ratio whose denominator is 0: precision
+            with no predicted label, recall with no gold label, F1 and Jaccard with neither.
+
+    Returns:
+        ``{"precision", "recall", "f1", "jaccard"}``, each an array of shape (n_samples,):
+        |p ∩ t| / |p|, |p ∩ t| / |t|, 2|p ∩ t| / (|p| + |t|), |p ∩ t| / |p ∪ t|.
+
+    Raises:
+        ValueError: not 2-D, shapes differ, an entry other than 0/1.
+
+    Source: scikit-learn ``precision_recall_fscore_support(average=None)`` on each row
+    (``samplewise``) and ``jaccard_score(average="samples")``.
+
+    Examples:
+        Sample 0: 1 of 2 predicted is right, 1 of 2 gold found, union 3; sample 1: both empty.
+
+        >>> s = sample_scores([[1, 0, 1], [0, 0, 0]], [[1, 1, 0], [0, 0, 0]])
+        >>> s["precision"].tolist(), s["f1"].tolist(), s["jaccard"].round(4).tolist()
+        ([0.5, 0.0], [0.5, 0.0], [0.3333, 0.0])
+    """
+    z = check_zero_division(zero_division)
+    t = as_binary_matrix(y_true, "y_true")
+    p = as_binary_matrix(y_pred, "y_pred")
+    if t.shape != p.shape:
+        raise ValueError(f"y_true and y_pred must have the same shape, got {t.shape} and {p.shape}")
+    s_c, s_p, s_g = (t & p).sum(1), p.sum(1), t.sum(1)
+    return {"precision": _ratio(s_c, s_p, z), "recall": _ratio(s_c, s_g, z),
+            "f1": _fbeta_counts(s_c, s_p - s_c, s_g - s_c, 1.0, z),
+            "jaccard": _ratio(s_c, s_p + s_g - s_c, z)}
+
+
 def multilabel_scores(y_true: Any, y_pred: Any, beta: float = 1.0,
                       zero_division: float = 0.0) -> MultilabelScores:
     """C-P/C-R/C-F1, O-P/O-R/O-F1, per-sample P/R/F1 and F-β for multi-label predictions.

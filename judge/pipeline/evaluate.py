@@ -74,12 +74,13 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         judged.extra_jsonl[UNSTORED_FILE] = unstored
     matched = progress_factory(len(items), None, "matching") if progress_factory else None
     rows, metrics = task.score(items, judged, params)
+    scoring = task.scoring(params.options)
     if matched is not None:
         matched(len(items))
     summary: dict[str, Any] = {
         "task": task.name, "n_items": len(items), "metrics": metrics,
-        "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, bootstrap, seed,
-                                   resample=task.resampled) if rows else {},
+        "bootstrap": bootstrap_cis(scoring.metrics_from_rows, rows, bootstrap, seed,
+                                   resample=scoring.resampled) if rows else {},
         "judge_calls": ctx.stats.judge_calls, "cache_hits": ctx.stats.cache_hits,
         "tokens_in": ctx.stats.tokens_in, "tokens_out": ctx.stats.tokens_out,
         "cost_usd": round(ctx.stats.cost_usd, 6), **judged.accounting,
@@ -262,6 +263,7 @@ def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequenc
     for tasks whose metrics can be re-matched at another τ (others get none)."""
     if not tau_samples or task.rescore(record, tau) is None:
         return
+    scoring = task.scoring(record.config.task_options)
 
     def rows_at(x: float) -> Any:
         done = task.rescore(record, x)
@@ -269,5 +271,5 @@ def with_tau_cis(record: RunRecord, task: Task, tau: float, tau_samples: Sequenc
         return done[0]
 
     record.summary.bootstrap_tau = joint_tau_cis(  # type: ignore[attr-defined]
-        rows_at, task.metrics_from_rows, len(record.items), tau_samples, bootstrap, seed,
-        resample=task.resampled)
+        rows_at, scoring.metrics_from_rows, len(record.items), tau_samples, bootstrap, seed,
+        resample=scoring.resampled)

@@ -204,12 +204,19 @@ class MultilabelRow(ItemRow):
 
     Attributes:
         query: the record's ``query`` (absent when it has none).
-        pred, truth: the sorted label sets.
+        pred, truth: the sorted label sets, as given (labels outside ``--labels`` too).
+        precision, recall, f1, jaccard: the item's own scores over the run's label space,
+            as scikit-learn's ``average="samples"`` computes each sample's before their
+            mean (:func:`metrics.multilabel.sample_scores`); absent in older runs.
     """
 
     query: str | None = None
     pred: list[str]
     truth: list[str]
+    precision: Number | None = None
+    recall: Number | None = None
+    f1: Number | None = None
+    jaccard: Number | None = None
 
 
 class RankingRow(ItemRow):

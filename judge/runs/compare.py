@@ -118,12 +118,18 @@ def compare_runs(runs: Sequence[RunRecord], n_boot: int = 1000, seed: int = 0,
             which = f"item {missing[0]!r} is missing" if missing else f"extra item {extra[0]!r}"
             raise InputError(f"runs are not over the same data: {which}", run.path)
     typed = get_task(task)
-    metric_fn = typed.metrics_from_rows
+    scoring = typed.scoring(base.config.task_options)
+    for run in runs[1:]:
+        if typed.scoring(run.config.task_options) != scoring:
+            raise InputError(f"the runs score their items differently: the task options "
+                             f"in {run.path}/config.json differ from {base.path}'s (for "
+                             "multilabel: another label space)", run.path)
+    metric_fn = scoring.metrics_from_rows
     by_id = [{r.id: r for r in typed.rows(run)} for run in runs]
     aligned = [[rows[i] for i in ids] for rows in by_id]
     labels = [f"{_name(run)} ({run.judge_id or run.task})" for run in runs]
     diffs = [paired_bootstrap(metric_fn, aligned[0], aligned[k], n_boot, seed,
-                              resample=typed.resampled) for k in range(1, len(runs))]
+                              resample=scoring.resampled) for k in range(1, len(runs))]
     return {
         "task": task, "items": len(ids), "bootstrap": {"resamples": n_boot, "seed": seed},
         "runs": [{"label": lab, "path": str(run.path), "judge": run.judge_id,

@@ -101,6 +101,7 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
                          "on τ, or its items.jsonl does not store the judges' scores "
                          "(written by an older simjudge)", record.path)
     rows, metrics = done
+    scoring = task.scoring(record.config.task_options)
     human = {"overrides": metrics.pop("overrides")} if "overrides" in metrics else {}
     from judge.probes.retau import probes_at
 
@@ -108,8 +109,8 @@ def rescore(record: RunRecord, tau: float | None = None, rule: str | None = None
     return {"run": str(record.path), "tau": given, "threshold": name, "tau_source": source,
             "vote": rule,
             "quorum": quorum, "judge_calls": 0, "metrics": metrics,
-            "bootstrap": bootstrap_cis(task.metrics_from_rows, rows, n_boot, seed,
-                                       resample=task.resampled),
+            "bootstrap": bootstrap_cis(scoring.metrics_from_rows, rows, n_boot, seed,
+                                       resample=scoring.resampled),
             "items": [r.to_row() for r in rows], **human,
             **({"probes": probes} if probes else {})}
 

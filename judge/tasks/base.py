@@ -237,6 +237,11 @@ class Task(abc.ABC, Generic[RowT]):
         """The numeric dataset metrics recomputed from item rows (a resample of them for the
         bootstrap): equal to :meth:`score`'s numeric metrics on the run's own rows."""
 
+    def scoring(self, options: Any) -> Task[RowT]:
+        """The task scoring rows made with ``options`` (:attr:`Options` or recorded ``task_options``
+        dict): ``self``, unless the metrics depend on an option (multilabel's label space)."""
+        return self
+
     def resampled(self, rows: Sequence[RowT]) -> Callable[[NDArray[np.intp]], dict[str, float]]:
         """``idx -> metrics_from_rows([rows[i] for i in idx])``: the metrics of one bootstrap
         resample (``idx``: row indices, repeats allowed), for

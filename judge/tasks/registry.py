@@ -26,6 +26,7 @@ TASKS: dict[str, str] = {
 
 TASK_OPTIONS: dict[str, str] = {
     "function-call": "judge.tasks.fcoptions:FunctionCallOptions",
+    "multilabel": "judge.tasks.mloptions:MultilabelOptions",
     "ranking": "judge.tasks.rankoptions:RankingOptions",
 }
 """Task name → ``module:class`` of its options (:attr:`judge.tasks.base.Task.Options`), for the
