@@ -36,9 +36,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
+K = TypeVar("K", bound=Hashable)
+"""An item's key."""
 MIN_ANNOTATORS = 3
 """Fewest tested annotators for an ω (Calderon et al. 2025, FAQ: "at least three")."""
 MIN_ITEMS = 30
@@ -143,7 +146,7 @@ def by_rejections(p_values: Sequence[float], q: float) -> list[bool]:
     return [bool(x <= q) for x in false_discovery_control(p, method="by")]
 
 
-def alt_test(judge: Mapping[Hashable, float], humans: Mapping[str, Mapping[Hashable, float]],
+def alt_test(judge: Mapping[K, float], humans: Mapping[str, Mapping[K, float]],
              epsilon: float, q: float = 0.05, alignment: str = "accuracy",
              min_annotators: int = MIN_ANNOTATORS, min_items: int = MIN_ITEMS,
              min_per_item: int = MIN_PER_ITEM) -> AltTest:
@@ -191,7 +194,7 @@ def alt_test(judge: Mapping[Hashable, float], humans: Mapping[str, Mapping[Hasha
         raise ValueError("labels: expected no NaN (leave an unlabelled item out instead)")
     score: Callable[[float, Sequence[float]], float] = (
         _accuracy if alignment == "accuracy" else _neg_rmse)
-    by_item: dict[Hashable, list[str]] = {}
+    by_item: dict[K, list[str]] = {}
     for name, got in humans.items():
         for item in got:
             by_item.setdefault(item, []).append(name)

@@ -48,6 +48,9 @@ class LabelledPair:
         annotations: the individual annotations (1.0/0.0 for binary labels).
         source: ``FILE:LINE`` of the first row of this pair.
         item_id: the rows' ``id`` (their item), None when they carry none.
+        annotators: who gave each annotation, in the order of ``annotations`` (a row's
+            ``reviewer``, or the ``reviewers`` list beside a list of labels, as ``labels
+            merge`` and a ``labels.db`` write them); None when any annotation is unnamed.
     """
 
     pred: str
@@ -57,6 +60,7 @@ class LabelledPair:
     annotations: tuple[float, ...]
     source: str
     item_id: str | None = None
+    annotators: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,15 @@ def _one_label(rec: Record, field: str, v: Any) -> tuple[float, bool]:
     raise rec.error(f"expected a number or a boolean label, got {type(v).__name__}", field)
 
 
+def _annotators(rec: Record, raw: Any, n: int) -> list[str | None]:
+    """Who gave the ``n`` annotations of a row: its ``reviewers`` list beside a list of labels,
+    its ``reviewer`` beside one label; None for each annotation without a name."""
+    who = rec.data.get("reviewers") if isinstance(raw, list) else [rec.data.get("reviewer")]
+    if isinstance(who, list) and len(who) == n and all(isinstance(w, str) and w for w in who):
+        return list(who)
+    return [None] * n
+
+
 def _label_records(path: Path) -> tuple[list[Record], str, float | None]:
     """``(records, sha256, stored positive threshold)`` of a labels file, or of a ``labels.db``
     (:mod:`judge.calibration.labelsdb`): its labels as ``simjudge labels export`` writes them
@@ -200,6 +213,7 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         positive_threshold = stored_threshold
     grouped: dict[tuple[str | None, str, str], list[float]] = {}
     first: dict[tuple[str | None, str, str], Record] = {}
+    names: dict[tuple[str | None, str, str], list[str | None]] = {}
     graded = False
     for rec in records:
         pair = (io.text(rec, pred_field), io.text(rec, truth_field))
@@ -219,6 +233,7 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
             x, boolean_like = _one_label(rec, label_field, v)
             graded = graded or not boolean_like
             grouped.setdefault(key, []).append(x)
+        names.setdefault(key, []).extend(_annotators(rec, raw, len(values)))
         first.setdefault(key, rec)
     if len(grouped) < 2:
         raise InputError(f"need at least two labelled pairs, found {len(grouped)}", path)
@@ -231,8 +246,10 @@ def load_labels(path: str | Path, pred_field: str = "pred", truth_field: str = "
         value = float(np.mean(anns))
         positive = value >= positive_threshold if positive_threshold is not None else value > 0.5
         rec = first[(iid, pred, truth)]
+        who = names[(iid, pred, truth)]
         pairs.append(LabelledPair(pred, truth, value, bool(positive), tuple(anns),
-                                  f"{rec.path}:{rec.line}", iid))
+                                  f"{rec.path}:{rec.line}", iid,
+                                  None if None in who else tuple(str(w) for w in who)))
     n_pos = sum(p.positive for p in pairs)
     if n_pos in (0, len(pairs)):
         cls = "positive" if n_pos else "negative"

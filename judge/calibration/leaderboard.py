@@ -17,6 +17,9 @@ No statistic is new here; each column comes from code that already computes it:
   the paired comparison uses the pairs **both** judges scored (a failed pair has no score);
 * swap and repeat flip rates at the judge's τ: :func:`judge.probes.swap.swap_probe`,
   :func:`judge.probes.repeat.repeat_probe` (Wilson 95 % intervals);
+* the alternative annotator test (Calderon, Reichart & Dror, ACL 2025) when the annotations
+  name their reviewers: winning rate ω and advantage probability ρ of each judge's verdicts at
+  its τ, or "not enough annotators" (:mod:`judge.calibration.alttest`);
 * a panel's worth in independent judges (``panel``: its members' error φ at its τ, Kish's
   n_eff, each member's κ beside the panel's): :func:`judge.calibration.panelstats.
   panel_independence`;
@@ -46,6 +49,7 @@ import numpy as np
 
 from judge import aio
 from judge.cache import JudgeCache
+from judge.calibration.alttest import EPSILON, alt_test_note, judge_alt_test, reviewer_labels
 from judge.calibration.calibrate import calibrate_judge
 from judge.calibration.humans import MIN_HUMAN_PAIRS, human_row, multiply_annotated
 from judge.calibration.labels import LabelSet
@@ -153,7 +157,8 @@ def _probes(judge: Judge, js: JudgeScores, labels: LabelSet, cache: JudgeCache, 
 def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cache: JudgeCache,
            objective: str, n_boot: int, folds: int, seed: int, swap: float, repeats: int,
            progress_factory: ProgressFactory | None,
-           min_human_pairs: int = MIN_HUMAN_PAIRS) -> dict[str, Any]:
+           min_human_pairs: int = MIN_HUMAN_PAIRS,
+           alt_test_epsilon: float = EPSILON) -> dict[str, Any]:
     """One label set's table: a row per judge, the reference rows, the paired CIs."""
     rows: list[dict[str, Any]] = []
     scores: list[np.ndarray] = []
@@ -185,6 +190,11 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{
             m: {k: ([finite_or_none(x) for x in v] if k == "ci95" else finite_or_none(v))
                 for k, v in d.items()} for m, d in diff.items()}}
+    reviewers, why = reviewer_labels(labels)
+    tested = [] if why else [judge_alt_test(s, r["tau"], reviewers, alt_test_epsilon)
+                             for r, s in zip(rows, scores, strict=True)]
+    for row, got in zip(rows, tested, strict=False):
+        row["alt_test"] = got
     multi = multiply_annotated(labels)
     notes = []
     if multi == 0:
@@ -197,6 +207,7 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         humans = human_row(labels, n_boot, seed)
         if humans is not None:
             rows.append(humans)
+    notes.append(alt_test_note(tested, why, alt_test_epsilon))
     return {"labels": {"path": labels.path, "sha256": labels.sha256,
                        "pairs": len(labels.pairs), "positives": labels.positives,
                        "graded": labels.graded, "positive_threshold": labels.positive_threshold,
@@ -212,7 +223,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
                 objective: str = "f1", n_boot: int = 1000, folds: int = 5, seed: int = 0,
                 swap: float = 0.1, repeats: int = 1,
                 progress_factory: ProgressFactory | None = None,
-                min_human_pairs: int = MIN_HUMAN_PAIRS) -> dict[str, Any]:
+                min_human_pairs: int = MIN_HUMAN_PAIRS,
+                alt_test_epsilon: float = EPSILON) -> dict[str, Any]:
     """Score every label set with every judge (plus ``lexical`` and ``humans``) and tabulate.
 
     Args:
@@ -228,6 +240,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         progress_factory: progress bars, as :func:`score_labelled_pairs`.
         min_human_pairs: fewest pairs with ≥ 2 annotations for a ``humans`` row, >= 1
             (:data:`MIN_HUMAN_PAIRS`; below it the table says why there is none).
+        alt_test_epsilon: ε of the alternative annotator test, in [0, 1]
+            (:data:`judge.calibration.alttest.EPSILON`).
 
     Returns:
         ``{"settings": {...}, "tables": [{"labels": {...}, "rows": [...], "notes": [...]}]}``,
@@ -235,8 +249,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         (``None`` where a column is undefined).
 
     Raises:
-        InputError: ``swap`` outside [0, 1], ``repeats`` < 1, ``min_human_pairs`` < 1, no
-            judge, no label set.
+        InputError: ``swap`` outside [0, 1], ``repeats`` < 1, ``min_human_pairs`` < 1,
+            ``alt_test_epsilon`` outside [0, 1], no judge, no label set.
         judge.errors.CacheMissError: a needed call in ``cache-only`` mode.
     """
     from judge.judges.registry import parse_judge_spec
@@ -247,6 +261,9 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         raise InputError(f"--swap must be a share in [0, 1], got {swap}", field="swap")
     if repeats < 1:
         raise InputError(f"--repeats must be >= 1, got {repeats}", field="repeats")
+    if not 0.0 <= alt_test_epsilon <= 1.0:
+        raise InputError(f"--alt-test-epsilon must be in [0, 1], got {alt_test_epsilon}",
+                         field="alt-test-epsilon")
     if min_human_pairs < 1:
         raise InputError(f"--min-human-pairs must be >= 1, got {min_human_pairs}",
                          field="min-human-pairs")
@@ -256,10 +273,11 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         judges.append(parse_judge_spec(LEXICAL))
         references.add(LEXICAL)
     tables = [_table(ls, judges, references, cache, objective, n_boot, folds, seed, swap, repeats,
-                     progress_factory, min_human_pairs) for ls in label_sets]
+                     progress_factory, min_human_pairs, alt_test_epsilon) for ls in label_sets]
     return {"settings": {"objective": objective, "bootstrap": n_boot, "folds": folds,
                          "seed": seed, "swap": swap, "repeats": repeats,
                          "min_human_pairs": min_human_pairs,
+                         "alt_test_epsilon": alt_test_epsilon,
                          "baseline": judges[0].id,
                          "rule": "a pair is 'same' when score > tau (tau chosen by the "
                                  "objective; candidates are midpoints of distinct scores)"},

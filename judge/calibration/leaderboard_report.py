@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from judge.calibration.alttest import alt_test_cell
 from judge.calibration.humans import HUMANS
 from judge.display import DASH, interval, num
 
@@ -23,6 +24,12 @@ FOOTNOTES = (
     "(– : probe off, or a deterministic judge); tokens, $ and seconds per 1,000 labelled pairs "
     "count the calls made by this run (cache hits cost nothing); Δ vs the first judge: paired "
     "bootstrap 95 % CI over the pairs both judges scored.",
+    "alt-test: the alternative annotator test (Calderon, Reichart & Dror, ACL 2025) — each "
+    "named reviewer left out in turn, the judge's verdict at τ and the reviewer's label "
+    "scored by their accuracy against the remaining reviewers; a one-sided paired t-test "
+    "per reviewer at the margin ε, Benjamini–Yekutieli at q = 0.05; ω: the share of "
+    "reviewers the judge beats (pass when ω ≥ 0.5); ρ: the probability that the judge is "
+    "as good as or better than a reviewer; needs ≥ 3 reviewers with ≥ 30 pairs each.",
     "humans: leave-one-annotator-out ceiling — on each pair with ≥ 2 annotations, the first "
     "annotator's label scored against the consensus of the others (its own truth: no Δ); its κ "
     "and F1 are at the label set's own rule (label = 1, or label ≥ the positive threshold on "
@@ -36,7 +43,7 @@ def columns(baseline: str, objective: str) -> list[str]:
     """The column headers (``baseline``: the first judge, for the Δ columns)."""
     return ["judge", "ROC-AUC [95 % CI]", "PR-AUC [95 % CI]", f"κ at τ ({objective})",
             f"F1 at τ ({objective})", "AC1 at τ", "MCC at τ", "TPR [Wilson]", "TNR [Wilson]",
-            "CV κ", "τ (CI width)", "parse err", "swap flip",
+            "alt-test ω (ρ)", "CV κ", "τ (CI width)", "parse err", "swap flip",
             "repeat flip", "tokens/1k", "$/1k", "s/1k", f"Δ ROC-AUC vs {baseline}",
             f"Δ κ vs {baseline}"]
 
@@ -84,6 +91,7 @@ def cells(row: Mapping[str, Any]) -> list[str]:
                            else " (ref.)" if row.get("reference") else "")
     return [name, _ci(row, "roc_auc"), _ci(row, "pr_auc"), _ci(row, "kappa"), _ci(row, "f1"),
             _ci(row, "ac1"), _ci(row, "mcc"), _wilson(row, "tpr"), _wilson(row, "tnr"),
+            alt_test_cell(row.get("alt_test")),
             DASH if cv is None else f"{cv:.3f} ± {row.get('cv_kappa_sd') or 0.0:.3f}",
             (row.get("label_rule") or DASH) if tau is None else
             f"{tau:.3f} ({num(row.get('tau_ci95_width'), 3)})",

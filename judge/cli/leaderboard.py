@@ -37,6 +37,9 @@ def leaderboard_command(
     panel: Annotated[str | None, typer.Option(
         help="Also rank the panel of the given judges with this vote (mean, median, min or "
              "max): its row says what it is worth in independent judges.")] = None,
+    alt_test_epsilon: Annotated[float, typer.Option(
+        help="ε of the alternative annotator test, in [0, 1]: 0.1 crowd workers, 0.15 "
+             "skilled annotators, 0.2 experts (Calderon et al. 2025).")] = 0.1,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -48,6 +51,9 @@ def leaderboard_command(
     Rows: each judge, then the reference rows `lexical` (added unless given) and `humans` (a
     leave-one-annotator-out ceiling, when at least --min-human-pairs pairs carry several
     annotations; its κ and F1 at the labels' own rule, e.g. label ≥ 4, not at a fitted τ).
+    With named reviewers (labels merge, a labels.db), the alternative annotator test
+    (Calderon et al. 2025): winning rate ω and advantage probability ρ, or "not enough
+    annotators" below 3 reviewers with 30 pairs each.
     Columns: ROC-AUC, PR-AUC, κ and F1 at each judge's calibrated τ with bootstrap 95 % CIs,
     5-fold CV κ, τ and its CI width, parse-error rate, swap and repeat flip rates at τ, tokens,
     $ and seconds per 1,000 pairs, and the paired 95 % CI of each judge's difference from the
@@ -77,6 +83,9 @@ def leaderboard_command(
         check_min("bootstrap", bootstrap, 0, " (0 = no CIs)")
         check_min("folds", folds, 2, " (k of the k-fold cross-validation)")
         check_min("min-human-pairs", min_human_pairs, 1, "")
+        if not 0.0 <= alt_test_epsilon <= 1.0:
+            raise InputError(f"--alt-test-epsilon must be in [0, 1], got {alt_test_epsilon}",
+                             field="alt-test-epsilon")
         check_max_chars(max_chars)
         options = judge_options(**(judge_flags or {}))
         judges = build_judges(list(judge or []), judges_file, options)
@@ -95,7 +104,8 @@ def leaderboard_command(
             with progress() as factory:
                 result = leaderboard(label_sets, judges, cache, objective, bootstrap, folds,
                                      seed, swap, repeats, progress_factory=factory,
-                                     min_human_pairs=min_human_pairs)
+                                     min_human_pairs=min_human_pairs,
+                                     alt_test_epsilon=alt_test_epsilon)
         finally:
             cache.close()
         write_leaderboard(result, target, overwrite)
