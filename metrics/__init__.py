@@ -29,6 +29,7 @@ from metrics.binary import (
     confusion_counts,
     scores_from_counts,
 )
+from metrics.corpus_bleu import bleu_statistics, corpus_bleu
 from metrics.fc_check import (
     CallCheck,
     ItemCheck,
@@ -93,12 +94,22 @@ from metrics.thresholds import (
     sweep_arrays,
     threshold_sweep,
 )
-from metrics.tokenize import char_tokenize, jieba_tokenize, whitespace_tokenize
+from metrics.tokenize import (
+    TOKENIZER_NAMES,
+    char_tokenize,
+    jieba_tokenize,
+    rouge_score_tokenize,
+    sacrebleu_13a_tokenize,
+    sacrebleu_zh_tokenize,
+    squad_tokenize,
+    whitespace_tokenize,
+)
 
 __all__ = [
     "DEFAULT_TAU",
     "FC_KEYS",
     "OBJECTIVES",
+    "TOKENIZER_NAMES",
     "AltTest",
     "AnnotatorTest",
     "BinaryScores",
@@ -120,6 +131,7 @@ __all__ = [
     "best_threshold",
     "binary_scores",
     "bleu4",
+    "bleu_statistics",
     "bootstrap_indices",
     "by_rejections",
     "candidate_thresholds",
@@ -130,6 +142,7 @@ __all__ = [
     "classical_mean",
     "cohen_kappa",
     "confusion_counts",
+    "corpus_bleu",
     "dcg_at_k",
     "effective_judges",
     "err_at_k",
@@ -169,10 +182,14 @@ __all__ = [
     "read_run",
     "roc_auc",
     "rouge_bleu",
+    "rouge_score_tokenize",
+    "sacrebleu_13a_tokenize",
+    "sacrebleu_zh_tokenize",
     "sample_scores",
     "score_function_calls",
     "scores_from_counts",
     "spearman",
+    "squad_tokenize",
     "standardize_string",
     "stratified_folds",
     "strict_argument_score",

@@ -128,6 +128,54 @@ class RougeBleu:
         }
 
 
+    def score_references(self, references: Sequence[str], pred_text: str) -> dict[str, float]:
+        """ROUGE-1/2/L F and BLEU-4 of ``pred_text`` against several reference texts.
+
+        Each ROUGE is the best F over the references (rouge-score's ``score_multi``); BLEU-4
+        is nltk's multi-reference ``sentence_bleu`` (n-gram counts clipped by their most
+        frequent reference, brevity penalty against the closest reference length, Papineni
+        et al. 2002) with ``SmoothingFunction().method3``. With one reference both equal
+        :meth:`score`.
+
+        Args:
+            references: the reference texts (at least one).
+            pred_text: the predicted text.
+
+        Returns:
+            ``{"rouge-1", "rouge-2", "rouge-l", "bleu-4"}`` → float in [0, 1]; 0.0 each for an
+            empty prediction or when every reference is empty.
+
+        Raises:
+            ValueError: no references.
+
+        Examples:
+            ROUGE-1 takes the second reference (F 1.0). BLEU-4: p1..p3 = 1 and p4 = 0/0, which
+            method3 smooths to 1/2; the closest reference length is 3, so BLEU = (1/2)^(1/4):
+
+            >>> s = RougeBleu("whitespace").score_references(["a b c d", "a b e"], "a b e")
+            >>> s["rouge-1"], round(s["bleu-4"], 4)
+            (1.0, 0.8409)
+        """
+        refs = list(references)
+        if not refs:
+            raise ValueError("references: at least one reference is required")
+        if len(refs) == 1:
+            return self.score(refs[0], pred_text)
+        hyp = list(self._tokenize(pred_text))
+        ref_tokens = [list(self._tokenize(r)) for r in refs]
+        if not hyp or not any(ref_tokens):
+            return dict.fromkeys(OVERLAP_KEYS, 0.0)
+        if self._rouge_scorer is None:
+            self._rouge_scorer = _scorer(self._tokenizer)
+        r = self._rouge_scorer.score_multi(refs, pred_text)
+        sentence_bleu, smooth = _bleu()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bleu = float(sentence_bleu(ref_tokens, hyp, smoothing_function=smooth))
+        return {"rouge-1": float(r["rouge1"].fmeasure), "rouge-2": float(r["rouge2"].fmeasure),
+                "rouge-l": float(r["rougeL"].fmeasure), "bleu-4": bleu}
+
+
 def rouge_bleu(gold_text: str, pred_text: str, tokenizer: Tokenizer = "jieba") -> dict[str, float]:
     """One-off ROUGE-1/2/L F and BLEU-4 (see :class:`RougeBleu`; reuse that for many pairs).
 

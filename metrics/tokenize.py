@@ -9,6 +9,15 @@
   string is split by jieba's own rules without it (same tokens: a hypothesis test compares
   the two).
 * ``char``: one token per non-whitespace character.
+* ``rouge-score``: rouge-score's default tokenizer (``tokenizers.DefaultTokenizer``, no
+  stemming): lower-case, every character outside ``[a-z0-9]`` a separator — English ROUGE as
+  ``RougeScorer`` computes it by default (any Chinese text is deleted).
+* ``sacrebleu-13a``, ``sacrebleu-zh``: sacrebleu's ``13a`` tokenizer (mteval-v13a, its
+  default) and its ``zh`` one (each Chinese character a token, the rest as ``13a``), split on
+  whitespace.
+* ``squad``: the SQuAD v1.1 evaluation script's ``normalize_answer`` (lower-case, ASCII
+  punctuation and the articles a/an/the removed) split on whitespace — token F1 as SQuAD's
+  ``f1_score``.
 
 A tokenizer argument is one of those names or any callable ``str -> Sequence[str]``.
 """
@@ -18,11 +27,12 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
 Tokenizer = str | Callable[[str], Sequence[str]]
-"""A tokenizer name (``"whitespace"``, ``"jieba"``, ``"char"``) or a callable."""
+"""A tokenizer name (:data:`TOKENIZER_NAMES`) or a callable."""
 
 TokensOrText = str | Sequence[str]
 """A text to tokenise, or an already tokenised sequence of tokens."""
@@ -112,10 +122,82 @@ def char_tokenize(text: str) -> list[str]:
     return [c for c in text if not c.isspace()]
 
 
+@functools.lru_cache(maxsize=1)
+def _rouge_default() -> Any:
+    from rouge_score.tokenizers import DefaultTokenizer
+
+    return DefaultTokenizer(use_stemmer=False)
+
+
+def rouge_score_tokenize(text: str) -> list[str]:
+    """rouge-score's default tokenizer without stemming (``DefaultTokenizer(use_stemmer=False)``,
+    what ``RougeScorer(types)`` uses): lower-cased runs of ``[a-z0-9]``.
+
+    Examples:
+        >>> rouge_score_tokenize("It's 3:30 p.m., the Café")
+        ['it', 's', '3', '30', 'p', 'm', 'the', 'caf']
+    """
+    return list(_rouge_default().tokenize(text))
+
+
+@functools.lru_cache(maxsize=2)
+def _sacrebleu_tokenizer(name: str) -> Any:
+    if name == "13a":
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        return Tokenizer13a()
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    return TokenizerZh()
+
+
+def sacrebleu_13a_tokenize(text: str) -> list[str]:
+    """sacrebleu's ``13a`` tokenizer (its default, mteval-v13a's), split on whitespace; case
+    kept, as sacrebleu's BLEU keeps it.
+
+    Examples:
+        >>> sacrebleu_13a_tokenize("It's 3:30 p.m., isn't it?")
+        ["It's", '3', ':', '30', 'p', '.', 'm', '.', ',', "isn't", 'it', '?']
+    """
+    return _sacrebleu_tokenizer("13a")(text.rstrip()).split()
+
+
+def sacrebleu_zh_tokenize(text: str) -> list[str]:
+    """sacrebleu's ``zh`` tokenizer (each Chinese character a token, other text as ``13a``),
+    split on whitespace.
+
+    Examples:
+        >>> sacrebleu_zh_tokenize("打开客厅的灯, OK?")
+        ['打', '开', '客', '厅', '的', '灯', ',', 'OK', '?']
+    """
+    return _sacrebleu_tokenizer("zh")(text.rstrip()).split()
+
+
+_SQUAD_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_SQUAD_PUNCTUATION = frozenset(string.punctuation)
+
+
+def squad_tokenize(text: str) -> list[str]:
+    """The SQuAD v1.1 evaluation script's ``normalize_answer(text).split()``: lower-case, drop
+    ASCII punctuation, then the articles ``a``, ``an``, ``the``, split on whitespace
+    (Rajpurkar et al. 2016, ``evaluate-v1.1.py``). Chinese text is not segmented.
+
+    Examples:
+        >>> squad_tokenize("The Eiffel Tower, in Paris!")
+        ['eiffel', 'tower', 'in', 'paris']
+    """
+    text = "".join(c for c in text.lower() if c not in _SQUAD_PUNCTUATION)
+    return _SQUAD_ARTICLES.sub(" ", text).split()
+
+
 _TOKENIZERS: dict[str, Callable[[str], Sequence[str]]] = {
     "whitespace": whitespace_tokenize,
     "jieba": jieba_tokenize,
     "char": char_tokenize,
+    "rouge-score": rouge_score_tokenize,
+    "sacrebleu-13a": sacrebleu_13a_tokenize,
+    "sacrebleu-zh": sacrebleu_zh_tokenize,
+    "squad": squad_tokenize,
 }
 
 
@@ -148,3 +230,7 @@ def to_tokens(value: TokensOrText, tokenizer: Tokenizer, name: str) -> list[str]
         if not isinstance(tok, str):
             raise ValueError(f"{name}[{i}]: expected a str token, got {type(tok).__name__}")
     return tokens
+
+
+TOKENIZER_NAMES = tuple(_TOKENIZERS)
+"""The tokenizer names :func:`get_tokenizer` knows."""
