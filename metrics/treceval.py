@@ -132,7 +132,8 @@ def parse_measure(spec: str) -> list[Measure]:
             why = "takes no parameter here" if base in _PLAIN else "is text, not a number"
             raise ValueError(f"measure {spec!r}: {base or text} {why}")
         known = ", ".join([*_PLAIN, *_DEFAULTS, *NICKNAMES])
-        raise ValueError(f"unknown trec_eval measure {spec!r}; known: {known}")
+        hint = " (parameters are written without spaces: P.5,10)" if " " in text else ""
+        raise ValueError(f"unknown trec_eval measure {spec!r}{hint}; known: {known}")
     return [Measure(base, _params(base, found.group(2), spec))]
 
 

@@ -1,9 +1,10 @@
 """The tasks' own options on the command line: one typer flag per field of each task's options
 dataclass (:data:`judge.tasks.registry.TASK_OPTIONS`), spelt from the field's name
-(``arg_tau`` → ``--arg-tau``), with the field's help and, for a closed set, its choices. The
-values given (and only those) reach the pipeline as ``task_options``, where the task's model
-validates them (:func:`judge.tasks.options.task_options`) — so an option of another task is
-refused, not silently ignored."""
+(``arg_tau`` → ``--arg-tau``; a short alias from the field's ``metadata["short"]``; given
+once per value when ``metadata["repeat"]``), with the field's help and, for a closed set, its
+choices. The values given (and only those) reach the pipeline as ``task_options``, where the
+task's model validates them (:func:`judge.tasks.options.task_options`) — so an option of
+another task is refused, not silently ignored."""
 
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ def task_flags() -> dict[str, Any]:
                 help_ += f" One of: {', '.join(allowed)}."
             names = ([f"--{f.name.replace('_', '-')}/--no-{f.name.replace('_', '-')}"]
                      if kind is bool else [])  # a switch: on, off, or unset (the default)
+            if f.metadata.get("short"):  # a short alias (ranking's trec_eval letters)
+                names = [*(names or [f"--{f.name.replace('_', '-')}"]), f.metadata["short"]]
+            if f.metadata.get("repeat"):  # a flag given once per value
+                kind = list[str]
             flags[f.name] = Annotated[kind | None, typer.Option(*names, help=help_)]
     return flags
 
@@ -76,7 +81,7 @@ def with_task_flags(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
-        given = {name: v for name in flags if (v := kwargs.pop(name)) is not None}
+        given = {name: v for name in flags if (v := kwargs.pop(name)) not in (None, [])}
         command(**kwargs, task_flags=given)
 
     wrapper.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]

@@ -227,6 +227,9 @@ class RankingRow(ItemRow):
         ap, ndcg: average precision and NDCG of the whole ranking, in [0, 1].
         ap_at_k, ndcg_at_k, err_at_k (``ap@10``, ``ndcg@10``, ``err@10``): at the cut-off
             :data:`RANK_CUTOFF`; ERR with the run's largest grade as its maximum.
+        measures: the trec_eval measures ``--measure`` asked for, by trec_eval's printed name
+            (``P_5``, ``recip_rank``; ``gm_map`` as its log), as pytrec_eval computes them;
+            None when none was asked for.
         ranked: the document ids in rank order; qrels: document → grade (None: not stored).
     """
 
@@ -237,6 +240,7 @@ class RankingRow(ItemRow):
     ndcg: Number
     ndcg_at_k: Number = Field(alias="ndcg@10")
     err_at_k: Number = Field(alias="err@10")
+    measures: dict[str, float] | None = None
     ranked: list[str] | None = None
     qrels: dict[str, int] | None = None
 

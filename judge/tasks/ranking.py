@@ -1,6 +1,8 @@
 """``--task ranking``: a TREC run against TREC qrels; AP, AP@k, NDCG, NDCG@k and ERR@k per
-query, averaged over the queries that have judgments (trec_eval's ``map``, ``ndcg``,
-``ndcg_cut``; ERR of Chapelle et al. 2009 with the largest judged grade as the maximum)."""
+query, averaged over the queries that have judgments (trec_eval's ``map``, ``map_cut``,
+``ndcg``, ``ndcg_cut``, computed by pytrec_eval; ERR of Chapelle et al. 2009 and NDCG with
+another gain than the grade by :mod:`metrics.ranking`), and any trec_eval measure asked for
+(``--measure``: :mod:`metrics.treceval`), with trec_eval's ``-l``, ``-c`` and ``-M``."""
 
 from __future__ import annotations
 
@@ -13,13 +15,19 @@ from judge.items import Item
 from judge.record.itemrows import RANK_CUTOFF, RankingRow
 from judge.tasks.base import Judged, Params, Source, Task
 from judge.tasks.columns import column_means, column_means_resampled
+from judge.tasks.inputs import run_source
+from judge.tasks.options import task_options
 from judge.tasks.rankoptions import RankingOptions
 from judge.tasks.views import ranking_view
-from metrics import average_precision, err_at_k, ndcg_at_k
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+    from judge.record.runrecord import RunRecord
+    from judge.tasks.overrides import HumanOverrides
+    from metrics.ranking import Gain
+    from metrics.treceval import Measure
 
 K = RANK_CUTOFF
 """Cut-off of AP@k, NDCG@k and ERR@k (the rows' field names carry it:
@@ -29,12 +37,16 @@ _COLUMNS: dict[str, Callable[[RankingRow], float]] = {
     f"ndcg@{K}": lambda r: r.ndcg_at_k, f"err@{K}": lambda r: r.err_at_k}
 """The dataset metrics (means over queries; AP's mean is MAP) and the row value of each."""
 
-def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0) -> list[Item]:
+
+def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
+                 all_queries: bool = False) -> list[Item]:
     """TREC run + qrels → one item per judged query (pred = ranked doc ids, truth = doc →
     grade), read by :func:`metrics.trec.read_run` and :func:`metrics.trec.read_qrels` (their
     rules: fields separated by spaces and tabs, a finite decimal score, an integer grade in
     ±1000); a query of the run without judgments is left out, as trec_eval leaves it out.
     ``max_rank``: documents kept per query (trec_eval ``-M``; 0 = all, its default).
+    ``all_queries``: a query of the qrels the run lacks is an item with an empty ranking
+    (trec_eval ``-c``), in the qrels' order after the run's.
 
     Raises:
         InputError: no qrels given, unreadable or malformed files (``FILE:LINE: field 'score':
@@ -58,25 +70,55 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0) -> list[Item
     items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
     if not items:
         raise InputError("no query of the run has judgments in the qrels", run_path)
+    if all_queries:
+        items += [Item(q, f"{qrels_path}", [], qrels[q]) for q in qrels if q not in run]
     return items
+
+
+def settings(opts: RankingOptions) -> tuple[list[Measure], Gain]:
+    """The trec_eval measures asked for and NDCG's gain, read from the options.
+
+    Raises:
+        InputError: an unknown or malformed measure (field ``measure``) or gain (``gain``);
+            ``--measure ndcg`` with a gain other than linear (two different ``ndcg``).
+    """
+    from metrics.ranking import parse_gain
+    from metrics.treceval import parse_measures
+
+    try:
+        measures = parse_measures(opts.measure)
+    except ValueError as exc:
+        raise InputError(str(exc), field="measure") from None
+    try:
+        gain = parse_gain(opts.gain)
+    except ValueError as exc:
+        raise InputError(str(exc), field="gain") from None
+    if gain != "linear" and any(m.base == "ndcg" for m in measures):
+        raise InputError(f"--measure ndcg is trec_eval's NDCG with gain = grade, and with "
+                         f"--gain {opts.gain} the run's own 'ndcg' uses that gain: ask for "
+                         "one of them", field="measure")
+    return measures, gain
+
 
 class RankingTask(Task[RankingRow]):
     """A ranked run against graded relevance judgments."""
 
     name = "ranking"
     row_model = RankingRow
-    summary = "TREC run against qrels: MAP, NDCG, ERR (trec_eval conventions)"
+    summary = "TREC run against qrels: MAP, NDCG, ERR and trec_eval's measures"
     no_judge_reason = "it scores a TREC run against qrels"
     Options = RankingOptions
 
     def load(self, source: Source, options: Any = None) -> list[Item]:
-        """Read the TREC run (``source.data``) and qrels (``source.gold``, required).
+        """Read the TREC run (``source.data``) and qrels (``source.gold``, required), after
+        checking the measures and the gain.
 
         Raises:
-            InputError: see :func:`load_ranking`.
+            InputError: see :func:`load_ranking` and :func:`settings`.
         """
         opts = options if isinstance(options, RankingOptions) else RankingOptions()
-        return load_ranking(source.data, source.gold, opts.max_rank)
+        settings(opts)
+        return load_ranking(source.data, source.gold, opts.max_rank, opts.all_queries)
 
     def from_dicts(self, rows: Sequence[Mapping[str, Any]], pred_field: str | None = None,
                    truth_field: str | None = None, id_fields: Sequence[str] = (),
@@ -93,31 +135,52 @@ class RankingTask(Task[RankingRow]):
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[list[RankingRow], dict[str, Any]]:
         """Rows with the per-query values, the ranked list and the qrels; their means (``map``
-        for AP) with the query count and ERR's maximum grade."""
-        max_grade = max([1, *[g for i in items for g in i.truth.values()]])
-        rows: list[RankingRow] = []
-        for i in items:
-            rows.append(RankingRow.model_validate({
-                         "id": i.id, "source": i.source, "retrieved": len(i.pred),
-                         "relevant": sum(1 for g in i.truth.values() if g >= 1),
-                         "ap": average_precision(i.pred, i.truth),
-                         f"ap@{K}": average_precision(i.pred, i.truth, k=K),
-                         "ndcg": ndcg_at_k(i.pred, i.truth),
-                         f"ndcg@{K}": ndcg_at_k(i.pred, i.truth, K),
-                         f"err@{K}": err_at_k(i.pred, i.truth, max_grade, K),
-                         "ranked": list(i.pred), "qrels": dict(i.truth)}))
+        for AP) and the trec_eval measures' ``all`` values, with the query count and ERR's
+        maximum grade.
+
+        Raises:
+            InputError: a grade above ``--err-max-grade`` (query and document named).
+        """
+        from judge.tasks.rankscore import score_queries
+
+        opts = self.options(params)
+        measures, gain = settings(opts)
+        rows, max_grade = score_queries(items, opts, measures, gain)
         return rows, {"queries": len(items), "err_max_grade": max_grade,
                       **self.metrics_from_rows(rows)}
 
     def metrics_from_rows(self, rows: Sequence[RankingRow]) -> dict[str, float]:
         """Means over queries of AP (``map``), AP@k (``map@k``), NDCG, NDCG@k and ERR@k
-        (k = :data:`K`); none without rows."""
-        return column_means(_COLUMNS, rows) if rows else {}
+        (k = :data:`K`), then each trec_eval measure of the rows' ``measures`` aggregated as
+        trec_eval's ``all`` (:func:`metrics.treceval.aggregate`); none without rows."""
+        return self.resampled(rows)(None) if rows else {}
 
     def resampled(self, rows: Sequence[RankingRow],
-                  ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+                  ) -> Callable[[NDArray[np.intp] | None], dict[str, float]]:
         """:meth:`metrics_from_rows` of a resample, the rows' values read once."""
-        return column_means_resampled(_COLUMNS, rows)
+        from judge.tasks.rankscore import measure_columns
+
+        means = column_means_resampled(_COLUMNS, rows)
+        trec = measure_columns(rows)
+
+        def at(idx: NDArray[np.intp] | None) -> dict[str, float]:
+            own = column_means(_COLUMNS, rows) if idx is None else means(idx)
+            return {**own, **{k: v for k, v in trec(idx).items() if k not in own}}
+        return at
+
+    def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
+                quorum: int | None = None, overrides: HumanOverrides | None = None,
+                ) -> tuple[list[RankingRow], dict[str, Any]] | None:
+        """The run's metrics recomputed from its input files with its own ranking options
+        (``config.json``'s ``task_options``) and the current metric code.
+
+        Raises:
+            InputError: an input file of the run is missing or changed since the run.
+        """
+        opts = task_options(RankingOptions, record.config.task_options, self.name)
+        source = run_source(record)
+        items = source.first(self.load(source, opts))
+        return self.score(items, Judged(), Params(options=opts))
 
     def view(self, row: RankingRow) -> dict[str, Any]:
         """The ``ranking`` view: ranked documents against the relevant ones."""
