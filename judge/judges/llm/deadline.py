@@ -3,8 +3,11 @@
 Every chat exchange has a **deadline** (``--timeout``, wall clock, for the whole exchange: a
 server that drips its reply a byte at a time cannot hold it past the deadline, which the
 transport's per-read timeout alone allowed — 119.5 s under ``--timeout 3``, issue 36). When it
-passes, the exchange gets a short grace (:func:`grace_s`: a tenth of the deadline, 20 ms to
-1 s) to finish — an answer that is arriving is read and taken — then it is cancelled: its
+passes, the exchange's connection is half-closed (:mod:`judge.judges.llm.halfclose`: the
+server then either answers, and the answer is read and taken, or drops the request and
+closes) and the exchange gets the linger to end; where no half-close is possible (TLS, no
+connection yet) it gets a short grace (:func:`grace_s`: a tenth of the deadline, 20 ms to
+1 s) to finish — an answer that is arriving is read and taken. Then it is cancelled: its
 connection closed, so a server that aborts on disconnect (vLLM, SGLang) stops generating, and
 the cancellation is
 awaited before the error is raised. On a single endpoint the SDK then retries it
@@ -23,6 +26,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from typing import Any, Protocol
+
+from judge.judges.llm.halfclose import Exchange, linger_s, track, untrack
 
 CHAT_PATH = "/chat/completions"
 
@@ -50,9 +55,12 @@ def grace_s(deadline_s: float) -> float:
     return min(GRACE_MAX_S, max(GRACE_MIN_S, GRACE_SHARE * deadline_s))
 
 
-async def _finished(task: asyncio.Future[Any], deadline_s: float) -> bool:
-    """Whether ``task`` finishes, with a result or an error, within the grace."""
-    await asyncio.wait({task}, timeout=grace_s(deadline_s))
+async def _finished(task: asyncio.Future[Any], deadline_s: float, exchange: Exchange) -> bool:
+    """Whether ``task`` finishes, with a result or an error, once its deadline has passed:
+    after a half-close of its connection (:mod:`judge.judges.llm.halfclose`) within the
+    linger, when the server answers or closes; otherwise within the grace."""
+    wait = linger_s(deadline_s) if exchange.half_close() else grace_s(deadline_s)
+    await asyncio.wait({task}, timeout=wait)
     return task.done() and not task.cancelled()
 
 
@@ -80,11 +88,13 @@ async def send_within_deadline(client: DeadlineClient, request: Any,
     from openai import APITimeoutError
     from openai._httpx2 import timeout_exceptions
 
-    task = asyncio.ensure_future(exchange)
+    tracked, token = track()
+    task = asyncio.ensure_future(exchange)  # the task keeps ``tracked`` in its context
+    untrack(token)
     try:
         done, _ = await asyncio.wait({task}, timeout=client.deadline_s)
-        past = task not in done  # the deadline passed: the grace (or a cut) follows
-        if past and await _finished(task, client.deadline_s or 0.0):
+        past = task not in done  # the deadline passed: the half-close or grace follows
+        if past and await _finished(task, client.deadline_s or 0.0, tracked):
             done = {task}
             if task.exception() is None:  # its answer was arriving: taken, not bought again
                 client.late_answers += 1

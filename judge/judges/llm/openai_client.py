@@ -274,11 +274,11 @@ def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_re
             endpoint but moved to another (module docstring). Otherwise (one endpoint) a chat
             exchange past the deadline is cancelled and retried here, ``max_retries`` times.
     """
-    from openai import DefaultAioHttpClient
-
     kwargs: dict[str, Any] = {}
-    if http == "aiohttp":
-        kwargs["http_client"] = DefaultAioHttpClient(timeout=timeout_s)
+    if http == "aiohttp":  # the SDK's aiohttp client, half-closing at deadlines
+        from judge.judges.llm.halfclose import HalfCloseAioHttpClient
+
+        kwargs["http_client"] = HalfCloseAioHttpClient(timeout=timeout_s)
     return JudgeClient(api_key=os.environ.get(api_key_env) or "no-key-needed",
                        base_url=base_url, timeout=timeout_s, max_retries=max_retries,
                        deadline_s=timeout_s, move_on_deadline=deadline, **kwargs)

@@ -1,0 +1,165 @@
+"""At its deadline an exchange half-closes its connection and reads on, so that the server
+decides: an answer it writes is taken, a request it drops is moved (issue 36, late answers;
+``judge/judges/llm/halfclose.py``).
+
+The servers here act on events, not on time: they hold each request until they see the
+client's end of input, then either answer (a server that finished as the client gave up) or
+close (a server that aborts on disconnect, as vLLM and SGLang do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge.cache import JudgeCache
+from judge.judges.base import JudgeContext
+from judge.judges.options import JudgeOptions
+from judge.judges.registry import parse_judge_spec
+
+HOLD = b"zzhold"  # in a pair's text: the server holds that request (no prompt says it)
+
+
+def _reply(rationale: str) -> bytes:
+    body = json.dumps({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant",
+            "content": json.dumps({"score": 0.9, "rationale": rationale})}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}).encode()
+    return (b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+            b"content-length: %d\r\n\r\n" % len(body)) + body
+
+
+class EofServer:
+    """A keep-alive HTTP/1.1 server (``on_eof``: ``answer`` or ``close``).
+
+    A request whose body holds :data:`HOLD` gets no answer until the client ends its input
+    (``recv`` returns b""); then it is answered (``answer``: counted in ``answered_late``)
+    or the connection closed unanswered (``close``). Any other request is answered at once.
+    """
+
+    def __init__(self, on_eof: str, holds: bool = True) -> None:
+        self.on_eof, self.holds = on_eof, holds
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.answered_late = 0
+        self.dropped = 0
+
+    def _read_request(self, conn: socket.socket, buf: bytes) -> tuple[bytes, bytes] | None:
+        while b"\r\n\r\n" not in buf:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            buf += chunk
+        head, _, rest = buf.partition(b"\r\n\r\n")
+        length = next(int(ln.split(b":")[1]) for ln in head.split(b"\r\n")
+                      if ln.lower().startswith(b"content-length"))
+        while len(rest) < length:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            rest += chunk
+        return rest[:length], rest[length:]
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            buf = b""
+            while True:
+                got = self._read_request(conn, buf)
+                if got is None:
+                    return
+                body, buf = got
+                self.requests.append(body)
+                if not self.holds or HOLD not in body:
+                    conn.sendall(_reply("at once"))
+                    continue
+                while conn.recv(65536):  # held until the client's FIN
+                    pass
+                if self.on_eof == "close":
+                    self.dropped += 1
+                    return
+                self.answered_late += 1
+                try:
+                    conn.sendall(_reply("answered at the client's FIN"))
+                except OSError:  # the client had closed both ways: nobody reads it
+                    self.answered_late -= 1
+                return
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def __enter__(self) -> EofServer:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def other() -> Iterator[EofServer]:
+    with EofServer("answer", holds=False) as srv:  # answers everything at once
+        yield srv
+
+
+def _judge(first: EofServer, second: EofServer, timeout_s: float = 0.3) -> object:
+    judge = parse_judge_spec("openai:fake-model", JudgeOptions(
+        base_url=f"{first.url},{second.url}", timeout_s=timeout_s, max_retries=0,
+        concurrency=1, http="aiohttp"))
+    judge.endpoint_pool.endpoints[1].requests = 1  # type: ignore[attr-defined]  # first first
+    return judge
+
+
+def test_an_answer_written_at_the_clients_fin_is_taken_and_paid_once(
+        tmp_path: Path, other: EofServer) -> None:
+    # the server answers only once it sees the client give up: the race at the deadline made
+    # deterministic. Before, the client closed both ways at the deadline (plus grace), so that
+    # answer went to a closed socket, was paid, and the pair was bought again from the other
+    # replica. Now the client half-closes, reads on, and takes it.
+    with EofServer("answer") as late:
+        judge = _judge(late, other)
+        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
+        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
+            [("zzhold Alpha", "apple"), ("Beta", "banana")], ctx))
+        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+    assert [v.outcome for v in verdicts] == ["ok", "ok"]
+    assert verdicts[0].rationale == "answered at the client's FIN"
+    assert late.answered_late == 1
+    assert not any(HOLD in body for body in other.requests)  # never bought twice
+    assert stats[late.url]["late_answers"] == 1
+    assert stats[late.url]["cancelled"] == 0
+    # the half-closed connection was not reused: the next request to ``late`` (if the pool
+    # sent it there) came on a new connection
+    assert late.connections == len(late.requests)
+
+
+def test_a_server_that_drops_at_the_fin_has_the_request_moved_unpaid(
+        tmp_path: Path, other: EofServer) -> None:
+    # a server that aborts on disconnect sees the half-close, drops the request and closes;
+    # the client sees that close and moves the pair to the other replica: paid once, there
+    with EofServer("close") as dropping:
+        judge = _judge(dropping, other)
+        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
+        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
+            [("zzhold Gamma", "grape")], ctx))
+        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+    assert verdicts[0].outcome == "ok" and verdicts[0].rationale == "at once"
+    assert dropping.dropped == 1 and dropping.answered_late == 0
+    assert [b"zzhold Gamma" in body for body in other.requests] == [True]
+    assert stats[dropping.url]["late_answers"] == 0
+    assert stats[dropping.url]["cancelled"] == 1
