@@ -20,6 +20,8 @@ No statistic is new here; each column comes from code that already computes it:
 * the alternative annotator test (Calderon, Reichart & Dror, ACL 2025) when the annotations
   name their reviewers: winning rate ω and advantage probability ρ of each judge's verdicts at
   its τ, or "not enough annotators" (:mod:`judge.calibration.alttest`);
+* ``--select-panel``: the majority-vote panel of >= 3 scored judges with the most κ per USD
+  within a budget (:mod:`judge.calibration.panelselect`);
 * a panel's worth in independent judges (``panel``: its members' error φ at its τ, Kish's
   n_eff, each member's κ beside the panel's): :func:`judge.calibration.panelstats.
   panel_independence`;
@@ -60,6 +62,7 @@ from judge.calibration.pairmetrics import (
     pair_rows,
     wilson_rates,
 )
+from judge.calibration.panelselect import leaderboard_selection
 from judge.calibration.panelstats import panel_independence
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.errors import InputError
@@ -158,7 +161,8 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
            objective: str, n_boot: int, folds: int, seed: int, swap: float, repeats: int,
            progress_factory: ProgressFactory | None,
            min_human_pairs: int = MIN_HUMAN_PAIRS,
-           alt_test_epsilon: float = EPSILON) -> dict[str, Any]:
+           alt_test_epsilon: float = EPSILON,
+           select_budget: float | None = None) -> dict[str, Any]:
     """One label set's table: a row per judge, the reference rows, the paired CIs."""
     rows: list[dict[str, Any]] = []
     scores: list[np.ndarray] = []
@@ -190,6 +194,8 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{
             m: {k: ([finite_or_none(x) for x in v] if k == "ci95" else finite_or_none(v))
                 for k, v in d.items()} for m, d in diff.items()}}
+    chosen = None if select_budget is None else leaderboard_selection(
+        labels, judges, rows, scores, select_budget, n_boot, seed)
     reviewers, why = reviewer_labels(labels)
     tested = [] if why else [judge_alt_test(s, r["tau"], reviewers, alt_test_epsilon)
                              for r, s in zip(rows, scores, strict=True)]
@@ -216,7 +222,7 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
                        "inter_annotator_alpha": finite_or_none(labels.alpha)
                        if labels.alpha is not None else None,
                        "describe": labels.describe()},
-            "rows": rows, "notes": notes}
+            "rows": rows, "notes": notes, **({"select_panel": chosen} if chosen else {})}
 
 
 def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: JudgeCache,
@@ -224,7 +230,8 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
                 swap: float = 0.1, repeats: int = 1,
                 progress_factory: ProgressFactory | None = None,
                 min_human_pairs: int = MIN_HUMAN_PAIRS,
-                alt_test_epsilon: float = EPSILON) -> dict[str, Any]:
+                alt_test_epsilon: float = EPSILON,
+                select_budget: float | None = None) -> dict[str, Any]:
     """Score every label set with every judge (plus ``lexical`` and ``humans``) and tabulate.
 
     Args:
@@ -242,6 +249,9 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
             (:data:`MIN_HUMAN_PAIRS`; below it the table says why there is none).
         alt_test_epsilon: ε of the alternative annotator test, in [0, 1]
             (:data:`judge.calibration.alttest.EPSILON`).
+        select_budget: USD per 1,000 pairs for ``--select-panel`` (None: no selection; each
+            table then has ``select_panel``: :func:`judge.calibration.panelselect.
+            select_panel`).
 
     Returns:
         ``{"settings": {...}, "tables": [{"labels": {...}, "rows": [...], "notes": [...]}]}``,
@@ -273,11 +283,13 @@ def leaderboard(label_sets: Sequence[LabelSet], judges: Sequence[Judge], cache: 
         judges.append(parse_judge_spec(LEXICAL))
         references.add(LEXICAL)
     tables = [_table(ls, judges, references, cache, objective, n_boot, folds, seed, swap, repeats,
-                     progress_factory, min_human_pairs, alt_test_epsilon) for ls in label_sets]
+                     progress_factory, min_human_pairs, alt_test_epsilon, select_budget)
+              for ls in label_sets]
     return {"settings": {"objective": objective, "bootstrap": n_boot, "folds": folds,
                          "seed": seed, "swap": swap, "repeats": repeats,
                          "min_human_pairs": min_human_pairs,
                          "alt_test_epsilon": alt_test_epsilon,
+                         "select_panel_budget": select_budget,
                          "baseline": judges[0].id,
                          "rule": "a pair is 'same' when score > tau (tau chosen by the "
                                  "objective; candidates are midpoints of distinct scores)"},

@@ -104,13 +104,15 @@ def cells(row: Mapping[str, Any]) -> list[str]:
 def notes(table: Mapping[str, Any]) -> list[str]:
     """The table's notes, then ``judge: note`` for each row with one (an undefined τ…), then
     what each panel is worth in independent judges
-    (:func:`judge.calibration.panelstats.panel_note`)."""
+    (:func:`judge.calibration.panelstats.panel_note`), then ``--select-panel``'s choice."""
+    from judge.calibration.panelselect import select_panel_note
     from judge.calibration.panelstats import panel_note
 
     return [*table["notes"], *(f"{r['judge']}: {r['note']}" for r in table["rows"]
                                if r.get("note")),
             *(f"{r['judge']}: {panel_note(r['panel'])}" for r in table["rows"]
-              if r.get("panel"))]
+              if r.get("panel")),
+            *([select_panel_note(table["select_panel"])] if table.get("select_panel") else [])]
 
 
 def title(table: Mapping[str, Any]) -> str:

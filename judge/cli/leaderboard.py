@@ -40,6 +40,9 @@ def leaderboard_command(
     alt_test_epsilon: Annotated[float, typer.Option(
         help="ε of the alternative annotator test, in [0, 1]: 0.1 crowd workers, 0.15 "
              "skilled annotators, 0.2 experts (Calderon et al. 2025).")] = 0.1,
+    select_panel: Annotated[float | None, typer.Option(
+        metavar="BUDGET", help="Pick the majority-vote panel of ≥ 3 of the judges scored with "
+                               "the most κ per USD within BUDGET USD per 1,000 pairs.")] = None,
     out_dir: lo.OutDir = None, overwrite: lo.Overwrite = False,
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
@@ -53,7 +56,8 @@ def leaderboard_command(
     annotations; its κ and F1 at the labels' own rule, e.g. label ≥ 4, not at a fitted τ).
     With named reviewers (labels merge, a labels.db), the alternative annotator test
     (Calderon et al. 2025): winning rate ω and advantage probability ρ, or "not enough
-    annotators" below 3 reviewers with 30 pairs each.
+    annotators" below 3 reviewers with 30 pairs each. --select-panel BUDGET: the panel of
+    ≥ 3 judges voting by majority with the most κ per USD (exhaustive, ≤ 12 judges).
     Columns: ROC-AUC, PR-AUC, κ and F1 at each judge's calibrated τ with bootstrap 95 % CIs,
     5-fold CV κ, τ and its CI width, parse-error rate, swap and repeat flip rates at τ, tokens,
     $ and seconds per 1,000 pairs, and the paired 95 % CI of each judge's difference from the
@@ -65,6 +69,7 @@ def leaderboard_command(
     from judge.calibration.labels import load_labels
     from judge.calibration.leaderboard import leaderboard
     from judge.calibration.leaderboard_report import write_leaderboard
+    from judge.calibration.panelselect import check_select_panel
     from judge.calibration.panelstats import leaderboard_panel
     from judge.cli.options import judge_options
     from judge.judges.judgesfile import build_judges
@@ -91,6 +96,7 @@ def leaderboard_command(
         judges = build_judges(list(judge or []), judges_file, options)
         if len({j.id for j in judges}) != len(judges):
             raise InputError("the same judge is given twice", field="judge")
+        check_select_panel(select_panel, len(judges) + all(j.id != "lexical" for j in judges))
         if panel is not None:
             judges.append(leaderboard_panel(judges, panel))
         label_sets = [load_labels(p, pred_field, truth_field, label_field, positive_threshold,
@@ -105,7 +111,8 @@ def leaderboard_command(
                 result = leaderboard(label_sets, judges, cache, objective, bootstrap, folds,
                                      seed, swap, repeats, progress_factory=factory,
                                      min_human_pairs=min_human_pairs,
-                                     alt_test_epsilon=alt_test_epsilon)
+                                     alt_test_epsilon=alt_test_epsilon,
+                                     select_budget=select_panel)
         finally:
             cache.close()
         write_leaderboard(result, target, overwrite)
