@@ -189,6 +189,12 @@ class GenerationRow(ItemRow):
         query: the record's ``query`` (absent when it has none).
         pred: the generated text; truth: the reference texts (None: not stored).
         precision, recall, f1: token overlap in [0, 1], each the best over the references.
+        rouge_1, rouge_2, rouge_l, bleu_4 (``rouge-1``…``bleu-4``): ROUGE F (best over the
+            references) and multi-reference sentence BLEU-4, in [0, 1]; None when the run
+            left text overlap out (``--no-text-overlap``, or a run older than them).
+        bleu_stats: sacrebleu's counts of the item ``[hyp_len, ref_len, correct_1..4,
+            total_1..4]`` (:func:`metrics.corpus_bleu.bleu_statistics`), with ``--bleu
+            corpus`` only.
     """
 
     query: str | None = None
@@ -197,6 +203,11 @@ class GenerationRow(ItemRow):
     precision: Number
     recall: Number
     f1: Number
+    rouge_1: Number | None = Field(default=None, alias="rouge-1")
+    rouge_2: Number | None = Field(default=None, alias="rouge-2")
+    rouge_l: Number | None = Field(default=None, alias="rouge-l")
+    bleu_4: Number | None = Field(default=None, alias="bleu-4")
+    bleu_stats: list[int] | None = None
 
 
 class MultilabelRow(ItemRow):

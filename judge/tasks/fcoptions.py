@@ -61,8 +61,8 @@ class FunctionCallOptions:
                 "default with --format bfcl) or an assignment solver (optimal).",
         "what": "call matching"})
     text_overlap: bool | None = field(default=None, metadata={
-        "help": "function-call: seed 003's ROUGE-1/2/L and BLEU-4 of the calls' texts "
-                "(default: on, off with --format bfcl)."})
+        "help": "function-call, generation: ROUGE-1/2/L and BLEU-4 of the texts (default: "
+                "on; function-call: off with --format bfcl)."})
 
     def matching(self) -> str:
         """The matching in force: ``fc_matching``, else ``official`` for BFCL input and

@@ -28,6 +28,7 @@ TASK_OPTIONS: dict[str, str] = {
     "function-call": "judge.tasks.fcoptions:FunctionCallOptions",
     "multilabel": "judge.tasks.mloptions:MultilabelOptions",
     "ranking": "judge.tasks.rankoptions:RankingOptions",
+    "generation": "judge.tasks.genoptions:GenerationOptions",
 }
 """Task name → ``module:class`` of its options (:attr:`judge.tasks.base.Task.Options`), for the
 tasks that have options of their own: light modules, read by the command line to build its
