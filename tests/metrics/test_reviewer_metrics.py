@@ -1,4 +1,4 @@
-"""Gwet's AC1 by hand (including κ's paradox) and MCC against scikit-learn."""
+"""Gwet's AC1 by hand (including κ's paradox) and against irrCAC; MCC against scikit-learn."""
 
 from __future__ import annotations
 
@@ -34,3 +34,27 @@ def test_mcc_equals_sklearn_on_random_tables() -> None:
             assert math.isnan(got)  # sklearn returns 0.0 there; we say undefined
         else:
             assert got == pytest.approx(matthews_corrcoef(y, p), abs=1e-12)
+
+
+# (TP, FP, FN, TN) → Gwet's AC1 from irrCAC 0.4.4 (`irrCAC.table.CAC(table, digits=10).gwet()`
+# on the 2×2 table [[TP, FP], [FN, TN]]), run on 2026-12-02. irrCAC cannot be a test
+# dependency: it pins scipy==1.12.0, pandas<3 and coverage<7 against constraints.txt; where it
+# is installed, the test below compares with it live.
+IRRCAC_AC1 = {(90, 5, 5, 0): 0.8895027624, (40, 9, 6, 45): 0.7007481297, (3, 0, 0, 4): 1.0,
+              (10, 20, 5, 65): 0.6161228407, (1, 2, 3, 4): 0.0825688073,
+              (50, 0, 10, 0): 0.8032786885}
+
+
+def test_ac1_equals_irrcac() -> None:
+    for counts, ac1 in IRRCAC_AC1.items():
+        assert gwet_ac1_from_counts(*counts) == pytest.approx(ac1, abs=1e-10)
+
+
+def test_ac1_equals_irrcac_live() -> None:
+    pd = pytest.importorskip("pandas")
+    table = pytest.importorskip("irrCAC.table")
+    rng = np.random.default_rng(7)
+    for tp, fp, fn, tn in [tuple(int(x) for x in rng.integers(0, 60, 4)) for _ in range(20)]:
+        frame = pd.DataFrame([[tp, fp], [fn, tn]], index=["1", "0"], columns=["1", "0"])
+        want = table.CAC(frame, digits=12).gwet()["est"]["coefficient_value"]
+        assert gwet_ac1_from_counts(tp, fp, fn, tn) == pytest.approx(want, abs=1e-11)
