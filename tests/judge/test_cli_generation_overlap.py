@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from judge.tasks.inputs import Source
 from judge.record.store import load_run
 from judge.runs.rescore import rescore
 from judge.tasks.base import Judged, Params
 from judge.tasks.genoptions import GenerationOptions
+from judge.tasks.inputs import Source
 from judge.tasks.registry import get_task
 from tests.clirun import CliResult
 from tests.conftest import EXAMPLES
