@@ -21,9 +21,11 @@ A span is ``(start, end, type, text)``: character offsets with ``end`` exclusive
 * **dataset** — ``micro``: from the counts summed over items and types; ``macro``: the
   unweighted mean over entity types (those occurring in any prediction or gold) of the
   per-type P, R and F1 computed from that type's summed counts (``seqeval``'s
-  ``classification_report`` "macro avg"). Both sides empty → 1.0 (nothing to find, nothing
-  wrong; no entity type at all → macro 1.0 too); one side empty → ``zero_division`` for the
-  undefined ratio, 0.0 for the defined one (:func:`metrics.selection.fuzzy_prf`).
+  ``classification_report`` "macro avg"); ``strict_weighted``: the per-type strict scores
+  weighted by each type's gold count (its "weighted avg"). Both sides empty → 1.0 (nothing to
+  find, nothing wrong; no entity type at all → macro 1.0 too); one side empty →
+  ``zero_division`` for the undefined ratio, 0.0 for the defined one
+  (:func:`metrics.selection.fuzzy_prf`). nervaluate's four schemes: :mod:`metrics.nerschemes`.
 
 At τ = 1 no judge score can be strictly greater than τ, so fuzzy = strict.
 """
@@ -62,13 +64,20 @@ class Span:
         return {"start": self.start, "end": self.end, "type": self.type, "text": self.text}
 
 
-def as_span(value: Any, name: str = "span") -> Span:
+def as_span(value: Any, name: str = "span", empty_type: bool = False) -> Span:
     """Check one span given as a :class:`Span` or a mapping ``{start, end, type, text}``.
+
+    Args:
+        value: the span.
+        name: how messages name it.
+        empty_type: accept ``type == ""`` (the caller deals with such a span: ``--task spans``
+            reports its item as invalid rather than refusing the file).
 
     Raises:
         ValueError: not a mapping, a missing key, ``start``/``end`` not an integer (booleans
             refused), ``start < 0`` or ``start >= end``, ``type``/``text`` not a non-empty
-            string; the message starts with ``name`` and names the key.
+            string (``type`` may be ``""`` with ``empty_type``); the message starts with
+            ``name`` and names the key.
 
     Examples:
         >>> as_span({"start": 0, "end": 5, "type": "PER", "text": "Alice"})
@@ -96,7 +105,7 @@ def as_span(value: Any, name: str = "span") -> Span:
         raise ValueError(f"{name}: 'end' must be greater than 'start' ({start}), got {end}")
     for key in ("type", "text"):
         v = value[key]
-        if not isinstance(v, str) or not v:
+        if not isinstance(v, str) or not (v or (key == "type" and empty_type)):
             shown = "an empty string" if v == "" else repr(v)
             raise ValueError(f"{name}: {key!r} must be a non-empty string, got {shown}")
     return Span(start, end, value["type"], value["text"])
@@ -302,7 +311,10 @@ def span_scores(per_type: Mapping[str, Counts], zero_division: float = 0.0,
 
     Returns:
         ``micro_precision/recall/f1`` and ``macro_precision/recall/f1`` (fuzzy),
-        ``strict_precision/recall/f1`` (micro) and ``strict_macro_precision/recall/f1``, the
+        ``strict_precision/recall/f1`` (micro), ``strict_macro_precision/recall/f1`` and
+        ``strict_weighted_precision/recall/f1`` (the per-type strict scores weighted by their
+        gold counts: seqeval's ``classification_report`` "weighted avg"; with no gold span,
+        recall ``zero_division``, precision and F1 too when nothing is predicted, else 0), the
         totals ``n_pred``, ``n_truth``, ``n_exact``, ``tp_fuzzy``, ``n_types``, and
         ``per_type``: ``{type: counts and type_scores}``.
 
@@ -328,6 +340,13 @@ def span_scores(per_type: Mapping[str, Counts], zero_division: float = 0.0,
         for k in ("precision", "recall", "f1"):
             vals = [row[src + k] for row in table.values()]
             out[prefix + k] = float(np.mean(vals)) if vals else 1.0
+    support = sum(c.n_truth for c in per_type.values())
+    for k in ("precision", "recall", "f1"):
+        if support:
+            out["strict_weighted_" + k] = math.fsum(
+                row["strict_" + k] * row["n_truth"] for row in table.values()) / support
+        else:  # seqeval: recall z; precision and F1 z only when nothing was predicted either
+            out["strict_weighted_" + k] = z if k == "recall" or total.n_pred == 0 else 0.0
     out.update({"strict_precision": micro["strict_precision"],
                 "strict_recall": micro["strict_recall"], "strict_f1": micro["strict_f1"],
                 **asdict(total), "n_types": len(table), "per_type": table})

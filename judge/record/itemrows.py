@@ -118,6 +118,9 @@ class SpanTypeRow(BaseModel):
         n_pred, n_truth, n_exact: span counts; tp_fuzzy: N_exact + matched scores.
         precision, recall, f1: fuzzy; strict_precision, strict_recall, strict_f1: exact
             offsets only (CoNLL-2003 strict) — all in [0, 1].
+        nervaluate: this type's spans alone under nervaluate's schemes, ``{scheme: {correct,
+            incorrect, partial, missed, spurious}}`` (:mod:`metrics.nerschemes`); None in
+            older runs.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -141,6 +144,7 @@ class SpanTypeRow(BaseModel):
     strict_precision: Number
     strict_recall: Number
     strict_f1: Number
+    nervaluate: dict[str, dict[str, int]] | None = None
 
 
 class SpansRow(ItemRow):
@@ -148,12 +152,19 @@ class SpansRow(ItemRow):
 
     Attributes:
         query: the sentence (absent when the record has none).
+        invalid: why the item's spans could not be scored as given (a span with an empty
+            type): a prediction's → scored as predicting nothing; a gold one's → left out of
+            every measure. None for a valid item.
         n_pred … strict_f1: as :class:`SpanTypeRow`, over all of the item's types.
+        nervaluate: the item's spans, all types together in the order given, under
+            nervaluate's schemes (``{scheme: counts}``, :mod:`metrics.nerschemes`); None in
+            older runs.
         types: one :class:`SpanTypeRow` per entity type, sorted (None: a row written without
             them, which ``rescore`` cannot re-match).
     """
 
     query: str | None = None
+    invalid: str | None = None
     n_pred: int = Field(ge=0)
     n_truth: int = Field(ge=0)
     n_exact: int = Field(ge=0)
@@ -164,6 +175,7 @@ class SpansRow(ItemRow):
     strict_precision: Number
     strict_recall: Number
     strict_f1: Number
+    nervaluate: dict[str, dict[str, int]] | None = None
     types: list[SpanTypeRow] | None = None
 
 

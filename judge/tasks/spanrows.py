@@ -3,13 +3,14 @@ type) groups of spans, each type's part built from its matched matrix, and the p
 and scores read back from stored rows (the summary, ``metrics_from_rows``, the bootstrap).
 
 Definitions: :mod:`metrics.spans` (exact = same offsets; fuzzy TP = N_exact + matched scores;
-strict P/R/F1 as CoNLL-2003 / ``seqeval`` strict mode).
+strict P/R/F1 as CoNLL-2003 / ``seqeval`` strict mode) and :mod:`metrics.nerschemes`
+(nervaluate's four schemes, counted per item in the order the spans were given).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from numpy.typing import NDArray
 from judge.errors import InputError
 from judge.numbers import finite_or_none
 from judge.record.itemrows import SpansRow, SpanTypeRow
+from metrics.nerschemes import SCHEMES, SchemeCounts, nervaluate_scores
 from metrics.spans import (
     Counts,
     Span,
@@ -66,9 +68,22 @@ def full_matrix(g: Group, residual: NDArray[np.float64] | None) -> NDArray[np.fl
     return full
 
 
+def nerv_dict(counts: Mapping[str, SchemeCounts] | None) -> dict[str, dict[str, int]] | None:
+    """nervaluate counts as a row stores them, ``{scheme: {correct, …, spurious}}``."""
+    return None if counts is None else {k: asdict(c) for k, c in counts.items()}
+
+
+def nerv_counts(stored: Mapping[str, Mapping[str, int]] | None,
+                ) -> dict[str, SchemeCounts] | None:
+    """A row's stored nervaluate counts as :class:`~metrics.nerschemes.SchemeCounts`."""
+    return None if stored is None else {k: SchemeCounts(**c) for k, c in stored.items()}
+
+
 def type_row(g: Group, full: NDArray[np.float64], tau: float, zero_division: float,
-              judge_ids: Mapping[tuple[int, int], str | None]) -> SpanTypeRow:
-    """One type's part of an item row: spans, scores, matches, counts and scores."""
+              judge_ids: Mapping[tuple[int, int], str | None],
+              nerv: Mapping[str, SchemeCounts] | None = None) -> SpanTypeRow:
+    """One type's part of an item row: spans, scores, matches, counts and scores, and the
+    type's nervaluate counts ``nerv`` (None: not computed, as in older runs)."""
     m = match_type(g.pred, g.truth, full, tau)
     c = Counts(m.n_pred, m.n_truth, m.n_exact, m.tp_fuzzy)
     used_p = {x.pred_index for x in m.matches}
@@ -87,7 +102,8 @@ def type_row(g: Group, full: NDArray[np.float64], tau: float, zero_division: flo
         "unmatched_pred": [i for i in range(len(g.pred)) if i not in used_p],
         "unmatched_truth": [j for j in range(len(g.truth)) if j not in used_t],
         "n_pred": c.n_pred, "n_truth": c.n_truth, "n_exact": c.n_exact, "tp_fuzzy": c.tp_fuzzy,
-        **type_scores(c, zero_division)})
+        **type_scores(c, zero_division),
+        **({"nervaluate": nerv_dict(nerv)} if nerv is not None else {})})
 
 
 def counts_of(t: SpanTypeRow) -> Counts:
@@ -96,13 +112,14 @@ def counts_of(t: SpanTypeRow) -> Counts:
 
 
 def item_row(meta: Mapping[str, Any], types: list[SpanTypeRow], zero_division: float,
-              ) -> SpansRow:
-    """An item row: ``meta`` (id, source, query), item-level fuzzy and strict scores over all
-    types, and the ``types`` parts."""
+              nerv: Mapping[str, SchemeCounts] | None = None) -> SpansRow:
+    """An item row: ``meta`` (id, source, query, invalid), item-level fuzzy and strict scores
+    over all types, the item's nervaluate counts ``nerv`` and the ``types`` parts."""
     c = sum((counts_of(t) for t in types), Counts())
     return SpansRow.model_validate({
         **meta, "n_pred": c.n_pred, "n_truth": c.n_truth, "n_exact": c.n_exact,
-        "tp_fuzzy": c.tp_fuzzy, **type_scores(c, zero_division), "types": types})
+        "tp_fuzzy": c.tp_fuzzy, **type_scores(c, zero_division),
+        **({"nervaluate": nerv_dict(nerv)} if nerv is not None else {}), "types": types})
 
 
 def types_of(row: SpansRow) -> list[SpanTypeRow]:
@@ -122,18 +139,49 @@ def summed_counts(rows: Sequence[SpansRow]) -> dict[str, Counts]:
     return sum_counts([row_counts(r) for r in rows])
 
 
-def span_metrics(per_row: Sequence[Mapping[str, Counts]]) -> dict[str, float]:
-    """The numeric dataset scores of rows' per-type counts (undefined ratios 0.0)."""
+def summed_nerv(per_row: Sequence[Mapping[str, SchemeCounts] | None],
+                ) -> dict[str, SchemeCounts] | None:
+    """nervaluate counts summed over rows (nervaluate's merge); None when a row lacks them."""
+    if any(c is None for c in per_row):
+        return None
+    return {k: sum((c[k] for c in per_row if c is not None), SchemeCounts()) for k in SCHEMES}
+
+
+def span_metrics(per_row: Sequence[Mapping[str, Counts]],
+                 nerv: Sequence[Mapping[str, SchemeCounts] | None] = ()) -> dict[str, float]:
+    """The numeric dataset scores of rows' per-type counts (undefined ratios 0.0) and of their
+    nervaluate counts ``nerv`` (one per row; none when a row lacks them)."""
     s = span_scores(sum_counts(per_row))
-    return {k: float(v) for k, v in s.items()
-            if k not in COUNT_KEYS and isinstance(v, (int, float))}
+    total = summed_nerv(nerv) if nerv else None
+    return {**{k: float(v) for k, v in s.items()
+               if k not in COUNT_KEYS and isinstance(v, (int, float))},
+            **(nervaluate_scores(total) if total is not None else {})}
+
+
+def _nerv_per_type(rows: Sequence[SpansRow]) -> dict[str, dict[str, Any]]:
+    """nervaluate's ``entities`` table: per type and scheme, the summed counts and scores."""
+    per: dict[str, dict[str, SchemeCounts]] = {}
+    for r in rows:
+        for t in types_of(r):
+            for k, c in (nerv_counts(t.nervaluate) or {}).items():
+                per.setdefault(t.type, {})[k] = per.get(t.type, {}).get(k, SchemeCounts()) + c
+    return {t: {k: {**asdict(c), **c.scores(k)} for k, c in v.items()}
+            for t, v in sorted(per.items())}
 
 
 def dataset_summary(rows: Sequence[SpansRow], tau: float, zero_division: float) -> dict[str, Any]:
-    """The dataset scores of ``summary.json`` (:func:`metrics.spans.span_scores`) with τ and
-    ``per_type_f1``."""
+    """The dataset scores of ``summary.json`` (:func:`metrics.spans.span_scores`) with τ,
+    ``per_type_f1``, nervaluate's schemes (flat ``nervaluate_<scheme>_<p|r|f1>``, the summed
+    counts ``nervaluate`` and the per-type table ``nervaluate_per_type``) and the items left
+    invalid (``invalid_items``: ``[{id, reason}]``)."""
     s = span_scores(summed_counts(rows), zero_division)
-    return {"tau": tau, **s, "per_type_f1": {t: v["f1"] for t, v in s["per_type"].items()}}
+    total = summed_nerv([nerv_counts(r.nervaluate) for r in rows])
+    nerv = {} if total is None else {
+        **nervaluate_scores(total), "nervaluate": nerv_dict(total),
+        "nervaluate_per_type": _nerv_per_type(rows)}
+    return {"tau": tau, **s, "per_type_f1": {t: v["f1"] for t, v in s["per_type"].items()},
+            **nerv, "invalid_items": [{"id": r.id, "reason": r.invalid} for r in rows
+                                      if r.invalid is not None]}
 
 
 def spans_of(typ: str, texts: list[str], offsets: list[list[int]]) -> list[Span]:

@@ -44,6 +44,7 @@ from judge.tasks.spanrows import (
     full_matrix,
     group,
     item_row,
+    nerv_counts,
     row_counts,
     span_metrics,
     spans_of,
@@ -51,6 +52,7 @@ from judge.tasks.spanrows import (
     types_of,
 )
 from judge.tasks.views import markdown_lines
+from metrics.nerschemes import nervaluate_counts, nervaluate_type_counts
 from metrics.spans import Span, as_span, by_type
 
 if TYPE_CHECKING:
@@ -64,10 +66,14 @@ def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     a ``query`` string, the spans are offsets into it (Python string indices: code points):
     each span's ``end`` is at most its length and its ``text`` is ``query[start:end]``.
 
+    A span with an empty ``type`` is kept: it makes its item invalid, not the file
+    (:func:`item_spans`).
+
     Raises:
         InputError: missing field, not a list, or a bad span (index and key named: offsets
-            not integers, ``start < 0``, ``end <= start``, empty ``type`` or ``text``; with a
-            ``query``: ``end`` past its end, or ``text`` other than ``query[start:end]``).
+            not integers, ``start < 0``, ``end <= start``, a ``type`` that is not a string,
+            empty ``text``; with a ``query``: ``end`` past its end, or ``text`` other than
+            ``query[start:end]``).
     """
     value = io.maybe_json(record, field, io.get_field(record, field))
     if not isinstance(value, list):
@@ -77,7 +83,7 @@ def span_list(record: Record, field: str) -> list[dict[str, Any]]:
     out = []
     for i, v in enumerate(value):
         try:
-            span = as_span(v, f"span {i}")
+            span = as_span(v, f"span {i}", empty_type=True)
         except ValueError as exc:
             raise record.error(str(exc), field) from None
         if isinstance(query, str):
@@ -106,12 +112,27 @@ def _cut(text: str, width: int = 40) -> str:
     return repr(text) if len(text) <= width else repr(text[:width]) + "…"
 
 
+def item_spans(item: Item) -> tuple[list[Span], list[Span], str | None]:
+    """The predicted and gold spans an item is scored with, and why it is invalid (None:
+    valid). A predicted span with an empty type makes the prediction unusable: scored as
+    predicting nothing (its gold spans missed). A gold span with an empty type leaves the
+    item out of every measure (no spans on either side)."""
+    p = [Span(**d) for d in item.pred]
+    t = [Span(**d) for d in item.truth]
+    for side, spans in (("truth", t), ("pred", p)):
+        bad = next((i for i, x in enumerate(spans) if not x.type), None)
+        if bad is not None:
+            reason = f"{side} span {bad}: 'type' is empty"
+            return ([], [], reason + "; item left out") if side == "truth" else \
+                ([], t, reason + "; scored as predicting nothing")
+    return p, t, None
+
+
 def _groups(items: Sequence[Item]) -> list[Group]:
     """Every (item, type) group, items in order, types sorted."""
     out = []
     for k, item in enumerate(items):
-        p = [Span(**d) for d in item.pred]
-        t = [Span(**d) for d in item.truth]
+        p, t, _ = item_spans(item)
         for typ, (ip, it) in by_type(p, t).items():
             out.append(group(k, typ, [p[i] for i in ip], [t[j] for j in it]))
     return out
@@ -187,26 +208,35 @@ class SpansTask(Task[SpansRow]):
         if len(mats) != len(groups):
             raise ValueError(f"judged.matrices: expected {len(groups)} (item, type) matrices, "
                              f"got {len(mats)}")
+        spans = [item_spans(it) for it in items]
         per_item: list[list[SpanTypeRow]] = [[] for _ in items]
         for g, m in zip(groups, mats, strict=True):
             ids = {} if m is None else {(g.rest_p[r], g.rest_t[c]): v.judge_id
                                         for (r, c), v in m.verdicts.items()}
             full = full_matrix(g, None if m is None else m.scores)
-            per_item[g.item].append(type_row(g, full, params.tau, params.zero_division, ids))
-        rows = [item_row({"id": it.id, "source": it.source, **query_of(it)}, types,
-                          params.zero_division) for it, types in zip(items, per_item, strict=True)]
+            p, t, _ = spans[g.item]
+            nerv = nervaluate_type_counts(p, t)[g.type]
+            per_item[g.item].append(type_row(g, full, params.tau, params.zero_division, ids,
+                                             nerv))
+        rows = [item_row({"id": it.id, "source": it.source, **query_of(it),
+                          **({"invalid": bad} if bad else {})}, types, params.zero_division,
+                         nervaluate_counts(p, t))
+                for it, types, (p, t, bad) in zip(items, per_item, spans, strict=True)]
         return rows, dataset_summary(rows, params.tau, params.zero_division)
 
     def metrics_from_rows(self, rows: Sequence[SpansRow]) -> dict[str, float]:
-        """Micro and macro fuzzy P/R/F1, strict micro and macro P/R/F1 from the rows' per-type
-        counts (undefined ratios 0.0)."""
-        return span_metrics([row_counts(r) for r in rows])
+        """Micro and macro fuzzy P/R/F1, strict micro, macro and weighted P/R/F1 from the rows'
+        per-type counts, and nervaluate's schemes from their nervaluate counts (undefined
+        ratios 0.0)."""
+        return span_metrics([row_counts(r) for r in rows],
+                            [nerv_counts(r.nervaluate) for r in rows])
 
     def resampled(self, rows: Sequence[SpansRow],
                   ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
         """:meth:`metrics_from_rows` of a resample, from each row's per-type counts read once."""
         per_row = [row_counts(r) for r in rows]
-        return lambda idx: span_metrics([per_row[i] for i in idx])
+        nerv = [nerv_counts(r.nervaluate) for r in rows]
+        return lambda idx: span_metrics([per_row[i] for i in idx], [nerv[i] for i in idx])
 
     def rescore(self, record: RunRecord, tau: float, rule: str | None = None,
                 quorum: int | None = None, overrides: HumanOverrides | None = None,
@@ -245,10 +275,11 @@ class SpansTask(Task[SpansRow]):
                     apply(m, t.pred, t.truth, r.id, overrides, tau, counts)
                 full = full_matrix(g, m[np.ix_(g.rest_p, g.rest_t)])
                 ids = {(i, j): record.judge_id for i in g.rest_p for j in g.rest_t}
-                types.append(type_row(g, full, tau, zd, ids))
-            meta = {k: v for k, v in (("id", r.id), ("source", r.source), ("query", r.query))
+                types.append(type_row(g, full, tau, zd, ids, nerv_counts(t.nervaluate)))
+            meta = {k: v for k, v in (("id", r.id), ("source", r.source), ("query", r.query),
+                                      ("invalid", r.invalid))
                     if r.has(k)}  # as the row has them
-            out.append(item_row(meta, types, zd))
+            out.append(item_row(meta, types, zd, nerv_counts(r.nervaluate)))
         extra = {"overrides": summary(overrides, counts.overridden, counts.exact,
                                       counts.flipped, tau)} if overrides is not None else {}
         return out, {**dataset_summary(out, tau, zd), **extra}

@@ -252,8 +252,8 @@ def references(v: Any, r: dict[str, Any]) -> list[str]:
 
 def spans(v: Any, r: dict[str, Any]) -> list[dict[str, Any]]:
     """spans: objects {start, end, type, text} (other keys dropped); integer offsets,
-    0 <= start < end; non-empty type and text; with a string ``query``, end <= len(query) and
-    text == query[start:end]."""
+    0 <= start < end; a string type (empty: the item is invalid, not the file) and non-empty
+    text; with a string ``query``, end <= len(query) and text == query[start:end]."""
     if not isinstance(v, list):
         raise Bad
     q = r.get("query")
@@ -264,7 +264,7 @@ def spans(v: Any, r: dict[str, Any]) -> list[dict[str, Any]]:
         start, end, typ, txt = s["start"], s["end"], s["type"], s["text"]
         if not (is_int(start) and is_int(end) and 0 <= start < end):
             raise Bad
-        if not (isinstance(typ, str) and typ and isinstance(txt, str) and txt):
+        if not (isinstance(typ, str) and isinstance(txt, str) and txt):
             raise Bad
         if isinstance(q, str) and (end > len(q) or q[start:end] != txt):
             raise Bad

@@ -233,8 +233,8 @@ SPAN = {"start": 0, "end": 5, "type": "PER", "text": "Alice"}
      r"data.jsonl:2: field 'truth': span 1: 'end' must be greater than 'start' \(0\), got 0"),
     ([{**SPAN, "start": 1.5}],
      r"data.jsonl:2: field 'truth': span 0: 'start' must be an integer offset, got 1.5"),
-    ([{**SPAN, "type": ""}],
-     r"data.jsonl:2: field 'truth': span 0: 'type' must be a non-empty string, got an empty"),
+    ([{**SPAN, "type": 3}],  # (an empty type makes the item invalid, not the file)
+     r"data.jsonl:2: field 'truth': span 0: 'type' must be a non-empty string, got 3"),
     ([{k: v for k, v in SPAN.items() if k != "text"}],
      r"data.jsonl:2: field 'truth': span 0: missing key 'text'"),
     ([["0", "5", "PER"]],
