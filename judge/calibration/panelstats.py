@@ -14,12 +14,12 @@ best member?).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from judge.calibration.labels import LabelSet
+from judge.calibration.labels import LabelledPair, LabelSet
 from judge.errors import InputError
 from judge.judges.base import Judge
 from judge.numbers import finite_or_none
@@ -81,6 +81,48 @@ def panel_independence(member_verdicts: Sequence[Mapping[str, Any]], labels: Lab
             "n_eff": finite_or_none(effective_judges(len(members), max(rho, 0.0))
                                     if not math.isnan(rho) else math.nan),
             "source": SOURCE}
+
+
+def eval_panel(verdict_rows: Iterable[Mapping[str, Any]], overrides: Any, panel_id: str,
+               tau: float) -> dict[str, Any] | None:
+    """The report of :func:`panel_independence` for a panel run of ``simjudge eval
+    --overrides``: the human labels are the overrides (a pair is positive when its reviewers'
+    mean scaled label is > τ, the overrides' own rule), every member votes at the run's τ,
+    and the panel's κ is that of its own verdicts at τ (kept beside the human row of an
+    overridden pair as ``judge_score``) on the labelled pairs it scored.
+
+    Args:
+        verdict_rows: the run's ``verdicts.jsonl`` rows (members' carry ``member_of``).
+        overrides: the run's :class:`judge.tasks.overrides.HumanOverrides`.
+        panel_id: the panel's judge id; tau: the run's τ.
+
+    Returns:
+        :func:`panel_independence`'s dict plus ``labelled_pairs``, or None when no pair is
+        labelled or the panel has fewer than two members.
+    """
+    members, panel = [], {}
+    for v in verdict_rows:
+        if v.get("member_of") == panel_id:
+            members.append(v)
+        elif v.get("member_of") is None:
+            human = v.get("source") == "human"
+            score = v.get("judge_score") if human else v.get("score")
+            outcome = v.get("judge_outcome") if human else v.get("outcome")
+            if (human or v.get("judge_id") == panel_id) and outcome == "ok" and score is not None:
+                panel[(str(v.get("pred")), str(v.get("truth")))] = float(score)
+    seen: dict[tuple[str, str], LabelledPair] = {}
+    for (iid, pred, truth), h in overrides.pairs.items():
+        seen.setdefault((pred, truth), LabelledPair(pred, truth, h.score, h.score > tau,
+                                                    tuple(h.labels), h.where, iid))
+    if not seen:
+        return None
+    labels = LabelSet(list(seen.values()), False, None, None, "overrides", "", len(seen))
+    truth_said = [(p.positive, panel[(p.pred, p.truth)] > tau) for p in labels.pairs
+                  if (p.pred, p.truth) in panel]
+    kappa = (finite_or_none(cohen_kappa([t for t, _ in truth_said], [s for _, s in truth_said]))
+             if truth_said else None)
+    report = panel_independence(members, labels, {}, tau, kappa)
+    return None if report is None else {**report, "labelled_pairs": len(seen)}
 
 
 def leaderboard_panel(judges: Sequence[Judge], vote: str) -> Judge:

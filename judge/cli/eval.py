@@ -113,7 +113,7 @@ def eval_command(
     record counts match. A prediction or gold string longer than --max-chars is bad input.
     """
     try:
-        from judge.cli.evalhuman import human_hooks, read_overrides, report_estimate
+        from judge.cli.evalhuman import human_hooks, read_overrides, report_estimate, report_panel
         from judge.cli.evalrun import parse_limit, report_run, run_eval
         from judge.pipeline.config import EvalConfig
 
@@ -151,5 +151,6 @@ def eval_command(
         interrupted(exc)
     code = max(report_run(record, quiet, json_out),
                report_estimate(record, human, quiet, json_out))
+    report_panel(record, config.overrides, quiet, json_out)
     if code:
         raise typer.Exit(code)

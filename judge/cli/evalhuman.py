@@ -59,3 +59,24 @@ def report_estimate(record: Any, human: Path | None, quiet: bool, as_json: bool)
     if not (quiet or as_json):
         print_all(out, estimate_summary(result))
     return 0
+
+
+def report_panel(record: Any, overrides: Any, quiet: bool, as_json: bool) -> None:
+    """With ``--overrides`` and a panel judge, one line (stderr under ``--json``; nothing
+    with ``--quiet``): each pair of members' error φ against the human labels, Kish's n_eff
+    and the panel's κ beside its best member's (:func:`judge.calibration.panelstats.
+    eval_panel`, as ``leaderboard --panel`` reports)."""
+    judge = None if isinstance(record, dict) else record.config.judge
+    if quiet or overrides is None or judge is None or not judge.is_panel:
+        return
+    from judge.calibration.panelstats import eval_panel, panel_note
+    from judge.cli.common import err, out
+
+    report = eval_panel(record.verdict_rows(), overrides, judge.id, record.config.tau or 0.0)
+    if report is None:
+        return
+    phis = ", ".join(f"{k} {'–' if v is None else f'{v:.3f}'}"
+                     for k, v in report["error_phi"].items())
+    for line in (f"{judge.id} on the {report['labelled_pairs']} human-labelled pairs: "
+                 f"{panel_note(report)}", f"error φ per member pair: {phis}"):
+        (err if as_json else out).print(line, highlight=False, markup=False)

@@ -126,3 +126,38 @@ def test_two_copies_and_an_independent_member_are_worth_about_two() -> None:
     assert got["error_phi"] == {"x | x2": pytest.approx(1.0), "x | z": pytest.approx(0.0),
                                 "x2 | z": pytest.approx(0.0)}
     assert got["n_eff"] == pytest.approx(1.8)
+
+
+def test_eval_with_overrides_reports_the_panels_independence(tmp_path: Path) -> None:
+    # eval --overrides with a panel of three table judges on 6 one-pair items. Human labels
+    # [1, 1, 0, 0, 1, 0]; a and b (two files, one content) score [.9, .9, .1, .1, .1, .9], c
+    # [.9, .1, .1, .9, .9, .1]. At the run's τ 0.5 a and b err on pairs 4 (FN) and 5 (FP), c on
+    # 1 (FN) and 3 (FP): φ(a, b) = 1; φ(a, c) = (0·2 − 2·2)/√(2·4·2·4) = −0.5 = φ(b, c);
+    # mean 0 → n_eff 3. The panel's mean [.9, .633, .1, .367, .367, .633] says [1,1,0,0,0,1]:
+    # TP 2, FN 1, FP 1, TN 2 → κ 1/3, as a's (the best member, first of a tie with c's 1/3).
+    truth = [1, 1, 0, 0, 1, 0]
+    scores = {"a": [.9, .9, .1, .1, .1, .9], "b": [.9, .9, .1, .1, .1, .9],
+              "c": [.9, .1, .1, .9, .9, .1]}
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"id": f"i{k}", "pred": [f"p{k}"], "truth": [f"t{k}"]})
+                            + "\n" for k in range(6)), encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"id": f"i{k}", "pred": f"p{k}", "truth": f"t{k}",
+                                          "label": y, "reviewer": "ann"}) + "\n"
+                              for k, y in enumerate(truth)), encoding="utf-8")
+    specs = []
+    for name, vs in scores.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"pred": f"p{k}", "truth": f"t{k}", "score": v})
+                                + "\n" for k, v in enumerate(vs)), encoding="utf-8")
+        specs += ["--judge", f"table:{path}"]
+    res = run_cli("eval", str(data), *specs, "--tau", "0.5", "--overrides", str(labels),
+                  "--bootstrap", "0", "--out", str(tmp_path / "run"), columns=400)
+    assert res.returncode == 0, res.stderr
+    text = " ".join(res.stdout.split())
+    assert "on the 6 human-labelled pairs: panel of 3 worth 3.00 independent judges " \
+           "(mean error φ 0.000 over 6 pairs every member scored; Kish); panel κ 0.333 vs its " \
+           "best member" in text
+    a, b, c = (f"table:{tmp_path / n}.jsonl" for n in "abc")
+    assert f"{a} | {b} 1.000" in text and f"{a} | {c} -0.500" in text
+    assert f"best member {a}'s 0.333" in text
