@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judge import io
+from judge.errors import InputError
 from judge.items import Item
 from judge.record.itemrows import GenerationRow
 from judge.tasks.base import Judged, Params, Task
@@ -110,6 +111,19 @@ class GenerationTask(Task[GenerationRow]):
         :meth:`rescore` reads back)."""
         opts: GenerationOptions = self.options(params)
         return opts.config()
+
+    def settled_options(self, items: Sequence[Item], options: Any) -> Any:
+        """``options`` as given, once checked together.
+
+        Raises:
+            InputError: ``--bleu corpus`` with ``--no-text-overlap`` (BLEU left out), field
+                ``bleu``.
+        """
+        opts = options if isinstance(options, GenerationOptions) else GenerationOptions()
+        if opts.bleu == "corpus" and not opts.overlap():
+            raise InputError("--bleu corpus computes BLEU, which --no-text-overlap leaves out; "
+                             "drop one of them", field="bleu")
+        return options
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[list[GenerationRow], dict[str, Any]]:

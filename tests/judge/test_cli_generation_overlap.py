@@ -122,6 +122,15 @@ def test_a_bad_value_is_refused_with_exit_2_and_nothing_written(cli: Cli, tmp_pa
     assert not out.exists()
 
 
+def test_corpus_bleu_without_text_overlap_is_refused(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = cli("eval", EXAMPLES / "generation_short_answers.jsonl", "--task", "generation",
+              "--bleu", "corpus", "--no-text-overlap", "--out", out)
+    assert res.returncode == 2, res.output
+    assert "--bleu corpus computes BLEU, which --no-text-overlap leaves out" in res.stderr
+    assert not out.exists()
+
+
 def test_tokenizer_belongs_to_generation_only(cli: Cli, tmp_path: Path) -> None:
     res = cli("eval", EXAMPLES / "multilabel_support_tickets.jsonl", "--task", "multilabel",
               "--tokenizer", "jieba", "--out", tmp_path / "run")
