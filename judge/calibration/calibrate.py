@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from judge.cache import JudgeCache
 from judge.calibration.adequacy import failure_note, label_shortfall, tie_note
 from judge.calibration.labels import LabelSet
+from judge.calibration.pairscores import labels_record
 from judge.calibration.scoring import JudgeScores, ProgressFactory, score_labelled_pairs
 from judge.judges.base import Judge
 from judge.numbers import finite_or_none
@@ -224,8 +225,9 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
     ``context``: the task context given to prompt judges (as ``eval --context``).
 
     Each judge's report records its ``identity`` (:func:`judge.judges.identity.judge_identity`,
-    checked by ``eval --tau-from`` and ``calibrate --check``) and its ``labels_source``
-    ``{"path", "sha256", "count"}``: the labels file or database, its sha256, the pairs.
+    checked by ``eval --tau-from`` and ``calibrate --check``), its ``labels_source``
+    ``{"path", "sha256", "count"}`` (the labels file or database, its sha256, the pairs) and
+    its ``pair_scores`` (:mod:`judge.calibration.pairscores`, for ``--check --rejudge``).
 
     ``active`` (``--pool``): each judge also scores the pool, τ and its CI become the
     population's (stratified estimate, a ``stratified`` section per judge with the objective
@@ -262,8 +264,7 @@ def run_calibration(labels: LabelSet, judges: Sequence[Judge], cache: JudgeCache
         except ValueError as exc:
             raise InputError(str(exc), labels.path) from None
         reports[judge.id]["identity"] = identities[judge.id]
-        reports[judge.id]["labels_source"] = {"path": labels.path, "sha256": labels.sha256,
-                                              "count": len(labels.pairs)}
+        reports[judge.id].update(labels_record(js.scores, labels))  # source, per-pair scores
         if sweep is not None:
             sweeps[judge.id] = sweep
         if population is not None and active is not None and reports[judge.id]["tau"] is not None:
