@@ -153,6 +153,14 @@ class FakeServerConfig:
             ``max_completion_tokens``) honoured as a real server does: a longer answer is cut
             at 4 characters a token of the limit, ``finish_reason`` ``length``, and ``usage``
             reports the limit.
+        drift_shift: a planted drift of the model behind the same name: every pairwise
+            score gains this much (clipped to [0, 1]). Changed on a running server
+            (``server.config.drift_shift = 0.1``), the model name stays the same — what the
+            drift canary (``calibrate --check --rejudge``) must catch.
+        drift_flip: planted flips: for this share of pairs (chosen by a hash of the pair's
+            two strings and ``drift_seed``: the same pairs on every call) the pairwise score
+            becomes 1 − score, before the shift, noise and bias.
+        drift_seed: the seed of the flipped pairs' hash.
         vllm_version: when set, the server is that vLLM: ``GET /version`` answers
             ``{"version": …}`` (else HTTP 404), and its structured-output fields are honoured
             as that version does — ``structured_outputs`` from 0.10.2, ``guided_json`` before
@@ -187,6 +195,9 @@ class FakeServerConfig:
     redirect: bool = False
     completion_tokens: int | None = None
     vllm_version: str | None = None
+    drift_shift: float = 0.0
+    drift_flip: float = 0.0
+    drift_seed: int = 0
 
 
 @dataclass
@@ -469,6 +480,11 @@ class FakeOpenAIServer:
         import hashlib
 
         score = fake_score(pred, truth)
+        if self.config.drift_flip:
+            h = hashlib.sha256(json.dumps([pred, truth, self.config.drift_seed]).encode())
+            if int.from_bytes(h.digest()[:8], "big") / 2 ** 64 < self.config.drift_flip:
+                score = 1.0 - score
+        score += self.config.drift_shift
         if self.config.position_bias:
             score += self.config.position_bias if pred < truth else -self.config.position_bias
         if self.config.noise:

@@ -13,12 +13,14 @@ import typer
 from judge.cli import labelopts as lo
 from judge.cli import options as o
 from judge.cli.calcheck import check_options, run_check
+from judge.cli.canaryopts import with_canary_flags
 from judge.cli.common import err, fail, fail_storage, out, progress, say
 from judge.errors import CacheMissError, InputError
 from judge.pipeline.checks import check_cache_mode, check_max_chars
 
 
 @o.with_judge_flags
+@with_canary_flags
 def calibrate_command(
     labels: Annotated[Path | None, typer.Argument(
         help="JSONL/CSV/TSV of pairs with human labels (optional with --check).")] = None,
@@ -46,34 +48,32 @@ def calibrate_command(
     pred_field: lo.PredField = "pred", truth_field: lo.TruthField = "truth",
     label_field: lo.LabelField = "label", where: lo.Where = None, max_chars: lo.MaxChars = 4096,
     cache_dir: o.CacheDir = None, cache_mode: o.CacheMode = "read-write",
-    judge_flags: dict[str, Any] | None = None,
+    judge_flags: dict[str, Any] | None = None, canary: dict[str, Any] | None = None,
 ) -> None:
     """Choose τ for each judge from human-labelled pairs, with CIs, CV and plots.
 
     Writes calibration.json (per judge: ROC-AUC, PR-AUC, Spearman, Pearson, τ and its
     P/R/F1/κ/accuracy, bootstrap 95 % CIs of τ and of the objective, k-fold CV estimate),
     curve.csv (every candidate τ), threshold.png, roc.png, pr.png and plots.json into --out
-    (default runs/<UTC time>-calibrate-<pid>), and names the plots it wrote. Judges are given
-    as for eval (--judge, --judges, --base-url, --scorer, limits…); several are compared on one
-    chart. Per judge it records its
-    outcomes, and the terminal says when some of its calls failed (its statistics then use the
-    scored pairs only). With --pool (unlabelled pairs) each judge also scores the pool and τ,
-    its CI and the counts at τ are the population's: labelled pairs weighted N_h/n_h by score
-    stratum, bootstrap within strata, and the objective lost by using τ̂ instead of the best
-    τ (judge/calibration/stratified.py). --suggest N writes the N pool pairs to label next
-    (allocated to the strata that can move that loss, random within a stratum; several
-    judges: strata by mean score and disagreement) as suggestions.jsonl and the run
-    suggestions/ for `simjudge audit`, unless that loss is at most --target-loss with every
-    stratum at its minimum of labels (the stopping rule; τ's CI is only reported). Exit
-    status 2 on bad input; 1 when some judge calls failed (the output is written) or the disk
-    refused a write. Each judge's identity (every setting that can change its scores) and the
-    labels' sha256 and count are recorded: eval --tau-from refuses the τ for another identity,
-    and --check FILE checks a calibration instead of making one (see --check, --min-kappa).
+    (default runs/<UTC time>-calibrate-<pid>), and names the plots. Judges are given as for eval
+    (--judge, --judges, --base-url, --scorer, limits…); several are compared on one chart. Per
+    judge it records its outcomes; the terminal says when some of its calls failed (its
+    statistics then use the scored pairs only). With --pool (unlabelled pairs) each judge also
+    scores the pool and τ, its CI and the counts at τ are the population's: labelled pairs
+    weighted N_h/n_h by score stratum, bootstrap within strata, and the objective lost by using
+    τ̂ instead of the best τ. --suggest N writes the N pool pairs to label next (allocated to
+    the strata that can move that loss, random within a stratum; several judges: strata by mean
+    score and disagreement) as suggestions.jsonl and the run suggestions/ for `simjudge audit`,
+    unless that loss is at most --target-loss with every stratum at its minimum of labels (the
+    stopping rule; τ's CI is only reported). Exit status 2 on bad input; 1 when some judge calls
+    failed (the output is written) or the disk refused a write. Each judge's identity, the
+    labels' sha256 and count and the per-pair scores are kept: eval --tau-from refuses the τ for
+    another identity; --check FILE checks one (--min-kappa; --rejudge N: the drift canary).
     """
-    if check is not None:  # no judge call, nothing written (exits)
+    if check is not None:  # --rejudge: the drift canary; else no judge call (both exit)
         run_check(check, labels, judge, judges_file, judge_flags, context, min_kappa,
                   (pred_field, truth_field, label_field, positive_threshold, where, max_chars),
-                  {"out": out_dir, "pool": pool, "suggest": suggest, "run": run})
+                  {"out": out_dir, "pool": pool, "suggest": suggest, "run": run}, canary)
     from judge.cache import JudgeCache
     from judge.calibration.calibrate import run_calibration
     from judge.calibration.labels import load_labels
@@ -84,7 +84,7 @@ def calibrate_command(
     from metrics import OBJECTIVES
 
     try:
-        labels = check_options(labels, min_kappa)
+        labels = check_options(labels, min_kappa, canary)
         if objective not in OBJECTIVES:
             raise InputError(f"unknown objective {objective!r}; expected one of "
                              f"{', '.join(OBJECTIVES)}", field="objective")

@@ -63,11 +63,30 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
         is unpriced),
         "batch_api"}``.
     """
-    from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR, LLMJudge
+    from judge.judges.llm.llmjudge import BATCH_PRICE_FACTOR
 
     factor = BATCH_PRICE_FACTOR if batch_api else 1.0
     groups = [(c, p) for c, p in task.judge_requests(items, params) if p] if judge else []
     pairs = sum(len(p) for _, p in groups)
+    rows = judge_rows(judge, groups, cache, factor)
+    return {"task": task.name, "items": len(items), "pairs": pairs, "judges": rows,
+            "usd_total": usd_total(rows), "batch_api": batch_api}
+
+
+def judge_rows(judge: Judge | None, groups: Sequence[tuple[str, Sequence[tuple[str, str]]]],
+               cache: JudgeCache | None, factor: float = 1.0) -> list[dict[str, Any]]:
+    """One estimate row per leaf judge of ``judge`` (see :func:`dry_run`'s ``judges``).
+
+    Args:
+        judge: the judge (a panel: one row per member; None: no rows).
+        groups: ``[(context, [(pred, truth), ...]), ...]``: the pairs to judge per prompt
+            context.
+        cache: the cache the calls would read (read only), or None when they bypass it
+            (every request is then to call).
+        factor: the price factor (the Batch API's discount; 1.0 direct).
+    """
+    from judge.judges.llm.llmjudge import LLMJudge
+
     rows: list[dict[str, Any]] = []
     for m in leaf_judges(judge):
         if not isinstance(m, LLMJudge):
@@ -77,7 +96,7 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
                          "missing_key": getattr(m, "missing_key", None)})
             continue
         reqs = [r for context, ps in groups for r in m.requests_for(ps, context)]
-        todo = [r for r in reqs if cache.get(r.key) is None]
+        todo = [r for r in reqs if cache is None or cache.get(r.key) is None]
         tin = tout = 0
         for r in todo:
             a, b = m.estimated_tokens(r)
@@ -89,7 +108,10 @@ def dry_run(task: Task, judge: Judge | None, items: Sequence[Item], params: Para
                      "usd": price.cost(tin, tout) * factor if price else None,
                      "price_as_of": price.as_of if price else None, "llm": True,
                      "missing_key": getattr(m, "missing_key", None)})
+    return rows
+
+
+def usd_total(rows: Sequence[dict[str, Any]]) -> float | None:
+    """The estimated USD of :func:`judge_rows`' rows (None when an LLM judge is unpriced)."""
     llm = [r for r in rows if r["llm"]]
-    total = (sum(r["usd"] for r in llm) if all(r["usd"] is not None for r in llm) else None)
-    return {"task": task.name, "items": len(items), "pairs": pairs, "judges": rows,
-            "usd_total": total, "batch_api": batch_api}
+    return sum(r["usd"] for r in llm) if all(r["usd"] is not None for r in llm) else None
