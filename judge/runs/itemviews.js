@@ -34,6 +34,7 @@ function contentView(item){
     row2(t, "gold", chips(c.truth, l => missing.has(l) ? "miss" : "hit"), "truth");
     row2(t, "missing · extra", (c.missing.join(", ") || "–") + " · " + (c.extra.join(", ") || "–"));
     if (c.matched && c.matched.length) row2(t, "matched", c.matched.join(" · "));
+    if (c.error) row2(t, "why", c.error);  // spans: an invalid item (a span with an empty type)
   } else if (c.kind === "ranking") {
     row2(t, "relevant", c.relevant.length + " (" + c.relevant_missing + " not retrieved)");
     const rel = el("table", null, "relevant"); const rh = el("tr"); ["relevant document", "grade", "rank"].forEach(x => rh.appendChild(el("th", x))); rel.appendChild(rh);

@@ -292,7 +292,8 @@ class SpansTask(Task[SpansRow]):
     def view(self, row: SpansRow) -> dict[str, Any]:
         """A ``labels`` view of the spans (``TYPE 'text' [start, end)``): ``missing`` = gold
         spans left unmatched, ``extra`` = predicted spans left unmatched, plus ``matched``
-        (``TYPE 'pred' ↔ 'gold' (score)``, exact ones marked); ``{}`` without ``types``."""
+        (``TYPE 'pred' ↔ 'gold' (score)``, exact ones marked) and, for an invalid item,
+        ``error`` (why); ``{}`` without ``types``."""
         if row.types is None:
             return {}
         c: dict[str, list[str]] = {"pred": [], "truth": [], "missing": [], "extra": [],
@@ -308,8 +309,10 @@ class SpansTask(Task[SpansRow]):
             c["matched"] += [f"{t.type} {m.pred!r} ↔ {m.truth!r} "
                              + ("(exact)" if m.exact else f"({m.score:.3f})")
                              for m in t.matches]
-        return {"kind": "labels", **c}
+        return {"kind": "labels", **c, **({"error": row.invalid} if row.invalid else {})}
 
     def markdown(self, content: Mapping[str, Any]) -> list[str]:
-        """Markdown of :meth:`view`: spans, missing/extra, then one line per match."""
-        return markdown_lines(content) + [f"- matched: {m}" for m in content.get("matched", [])]
+        """Markdown of :meth:`view`: spans, missing/extra, one line per match, and why an
+        invalid item is so."""
+        return (markdown_lines(content) + [f"- matched: {m}" for m in content.get("matched", [])]
+                + ([f"- invalid: {content['error']}"] if content.get("error") else []))

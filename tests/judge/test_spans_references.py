@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 
+from judge.display import eval_summary
+from judge.tasks.registry import get_task
 from tests.clirun import CliResult
 
 nervaluate = pytest.importorskip("nervaluate")  # Python >= 3.11 (pyproject's test extra)
@@ -153,3 +156,13 @@ def test_a_span_with_an_empty_type_is_an_item_outcome(cli: Cli, tmp_path: Path) 
     assert (m["strict_precision"], m["strict_recall"]) == (1.0, 0.5)
     assert m["nervaluate"]["strict"] == {"correct": 1, "incorrect": 0, "partial": 0,
                                          "missed": 1, "spurious": 0}
+    # the audit report says why
+    task = get_task("spans")
+    view = task.view(task.row_model.model_validate(rows[1]))
+    assert view["error"] == m["invalid_items"][0]["reason"] and view["pred"] == []
+    assert task.markdown(view)[-1] == f"- invalid: {view['error']}"
+    assert "error" not in task.view(task.row_model.model_validate(rows[0]))
+    # and the terminal
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    lines = [str(r) for r in eval_summary(summary) if isinstance(r, Text)]
+    assert f"2 invalid item(s) — p: {m['invalid_items'][0]['reason']}; t: " in "\n".join(lines)
