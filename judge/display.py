@@ -140,13 +140,15 @@ def eval_summary(summary: RunSummary | Mapping[str, Any]) -> list[RenderableType
 
 def dry_run_summary(result: Mapping[str, Any]) -> list[RenderableType]:
     """The renderables ``simjudge eval --dry-run`` prints for a
-    :func:`judge.pipeline.dryrun.dry_run`
-    result: a heading (task, items, distinct pairs to judge), one row per judge (requests,
-    cached, to call, estimated prompt/completion tokens, estimated USD with its price date),
-    the total, and one line per judge whose API key is not set (the run would refuse). The
-    table fits 80 columns for judge ids up to 24 characters (longer ones wrap, never cut): the
-    price dates and the judges that make no LLM call are named below it."""
-    head = (f"simjudge eval --dry-run — {result.get('task')}, {result.get('items')} items, "
+    :func:`judge.pipeline.dryrun.dry_run` result (another command's estimate names it in
+    ``command``: ``calibrate --check --rejudge``): a heading (task, items, distinct pairs to
+    judge), one row per judge (requests, cached, to call, estimated prompt/completion
+    tokens, estimated USD with its price date), the total, and one line per judge whose API
+    key is not set (the run would refuse). The table fits 80 columns for judge ids up to 24
+    characters (longer ones wrap, never cut): the price dates and the judges that make no LLM
+    call are named below it."""
+    head = (f"simjudge {result.get('command', 'eval')} --dry-run — {result.get('task')}, "
+            f"{result.get('items')} items, "
             f"{num(result.get('pairs'))} distinct pairs to judge; nothing called, nothing "
             "written")
     t = _table("judge", "requests", "cached", "to call", "tok in ≈", "tok out ≈", "USD ≈")
