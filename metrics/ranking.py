@@ -228,8 +228,8 @@ def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
         ERR in [0, 1).
 
     Raises:
-        ValueError: a grade above ``max_grade`` (doc id named), ``max_grade <= 0``, duplicates
-            or a bad ``k``.
+        ValueError: a grade above ``max_grade`` (doc id named), ``max_grade <= 0``, a
+            duplicate among the first ``k`` ranks (the ones ERR@k reads) or a bad ``k``.
 
     Examples:
         On a 0..2 scale R(2) = 3/4 and R(1) = 1/4: ERR = 3/4 + (1/2)·(1 − 3/4)·(1/4) = 0.78125.
@@ -239,8 +239,8 @@ def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
         >>> err_at_k(["a", "b"], {"a": 2, "b": 1}, max_grade=2, k=1)
         0.75
     """
-    docs = _check_ranking(ranking)
     _check_k(k)
+    docs = _check_ranking(ranking[:k] if k else ranking)  # only the ranks it reads
     if max_grade <= 0:
         raise ValueError(f"max_grade: must be > 0, got {max_grade}")
     for doc, g in relevance.items():
@@ -249,7 +249,7 @@ def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
     denom = 2.0 ** max_grade
     err = 0.0
     p_continue = 1.0
-    for rank, doc in enumerate(docs[:k] if k else docs, start=1):
+    for rank, doc in enumerate(docs, start=1):
         g = max(0.0, float(relevance.get(doc, 0)))
         r = (2.0 ** g - 1.0) / denom
         err += p_continue * r / rank

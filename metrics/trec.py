@@ -112,6 +112,16 @@ def read_run(path: str | Path, max_rank: int | None = None) -> dict[str, list[st
             finite number: 'nan'``), or a document listed twice for one query.
         OSError: unreadable file.
     """
+    return {qid: ranked(docs, max_rank) for qid, docs in read_run_scores(path).items()}
+
+
+def read_run_scores(path: str | Path) -> dict[str, dict[str, float]]:
+    """A TREC run's scores as the file gives them: query id → (doc id → score), each line
+    checked as :func:`read_run` checks it (pytrec_eval's input; :func:`ranked` orders them).
+
+    Raises:
+        TrecFormatError, OSError: as :func:`read_run`.
+    """
     scored: dict[str, dict[str, float]] = {}
     for lineno, (qid, _, doc, _, score, _) in _lines(path, 6, "query_id Q0 doc_id rank score "
                                                      "tag", more=True):
@@ -121,11 +131,19 @@ def read_run(path: str | Path, max_rank: int | None = None) -> dict[str, list[st
             raise TrecFormatError(path, lineno, f"{doc!r} listed twice for query {qid!r}",
                                   "doc_id")
         docs[doc] = s
-    run: dict[str, list[str]] = {}
-    for qid, docs in scored.items():
-        ranked = sorted(docs, key=lambda d: (docs[d], d), reverse=True)
-        run[qid] = ranked[:max_rank] if max_rank else ranked
-    return run
+    return scored
+
+
+def ranked(scores: dict[str, float], max_rank: int | None = None) -> list[str]:
+    """One query's documents in trec_eval's order (score descending, ties by doc id
+    descending), the first ``max_rank`` (None = all).
+
+    Examples:
+        >>> ranked({"a": 1.0, "b": 2.0, "c": 1.0})
+        ['b', 'c', 'a']
+    """
+    order = sorted(scores, key=lambda d: (scores[d], d), reverse=True)
+    return order[:max_rank] if max_rank else order
 
 
 def _score(path: str | Path, line: int, text: str) -> float:

@@ -151,14 +151,17 @@ def parse_measures(specs: Iterable[str]) -> list[Measure]:
     return [Measure(base, tuple(sorted(params))) for base, params in merged.items()]
 
 
-def trec_measures(run: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]],
+def trec_measures(run: Mapping[str, Sequence[str] | Mapping[str, float]],
+                  qrels: Mapping[str, Mapping[str, int]],
                   measures: Sequence[Measure], relevance_level: int = 1,
                   ) -> dict[str, dict[str, float]]:
     """Per-query values of ``measures``, computed by pytrec_eval.
 
     Args:
-        run: query id → document ids, best first (an empty list: an empty ranking, as
-            trec_eval ``-c`` scores a query of the qrels the run lacks).
+        run: query id → document ids, best first, or → (doc id → score) as the run file
+            gives them (trec_eval orders them: score descending, ties by doc id descending;
+            pytrec_eval's input, no copy made). Empty: an empty ranking, as trec_eval ``-c``
+            scores a query of the qrels the run lacks.
         qrels: query id → (doc id → integer grade).
         measures: from :func:`parse_measures`.
         relevance_level: a document is relevant when its grade >= this (trec_eval ``-l``).
@@ -180,8 +183,9 @@ def trec_measures(run: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[
     import pytrec_eval
 
     judged = {q: dict(j) for q, j in qrels.items() if j}
-    # distinct decreasing scores: pytrec_eval keeps the order given
-    scores = {q: dict(zip(docs, map(float, range(len(docs), 0, -1)), strict=True))
+    # distinct decreasing scores 0, -1, -2…: pytrec_eval keeps the order given
+    ranks = [-float(i) for i in range(max(map(len, run.values()), default=0))]
+    scores = {q: docs if isinstance(docs, Mapping) else dict(zip(docs, ranks, strict=False))
               for q, docs in run.items() if q in judged}
     if not scores or not measures:
         return {q: {} for q in scores}

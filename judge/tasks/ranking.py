@@ -46,7 +46,8 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
     ±1000); a query of the run without judgments is left out, as trec_eval leaves it out.
     ``max_rank``: documents kept per query (trec_eval ``-M``; 0 = all, its default).
     ``all_queries``: a query of the qrels the run lacks is an item with an empty ranking
-    (trec_eval ``-c``), in the qrels' order after the run's.
+    (trec_eval ``-c``), in the qrels' order after the run's. Each item's ``extra["scores"]``
+    holds its documents' scores (doc → score, the kept ones), pytrec_eval's input.
 
     Raises:
         InputError: no qrels given, unreadable or malformed files (``FILE:LINE: field 'score':
@@ -54,10 +55,10 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
     """
     if qrels_path is None:
         raise InputError("task 'ranking' needs the qrels file: --gold QRELS", field="gold")
-    from metrics.trec import TrecFormatError, read_qrels, read_run  # lazy: fast `--help`
+    from metrics.trec import TrecFormatError, ranked, read_qrels, read_run_scores  # lazy
 
     try:
-        run = read_run(run_path, max_rank or None)
+        scores = read_run_scores(run_path)
         qrels = read_qrels(qrels_path)
     except OSError as exc:
         raise InputError(f"cannot read file: {exc}") from None
@@ -67,7 +68,10 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
         raise
     except TrecFormatError as exc:
         raise InputError(exc.message, exc.path, exc.line, exc.field) from None
-    items = [Item(q, f"{run_path}", run[q], qrels[q]) for q in run if q in qrels]
+    run = {q: ranked(s, max_rank or None) for q, s in scores.items() if q in qrels}
+    items = [Item(q, f"{run_path}", docs, qrels[q],  # the scores, pytrec_eval's input
+                  extra={"scores": scores[q] if len(docs) == len(scores[q])
+                         else {d: scores[q][d] for d in docs}}) for q, docs in run.items()]
     if not items:
         raise InputError("no query of the run has judgments in the qrels", run_path)
     if all_queries:

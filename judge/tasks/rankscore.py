@@ -55,7 +55,8 @@ def score_queries(items: Sequence[Item], opts: RankingOptions, measures: Sequenc
     """One row per query, and ERR's maximum grade.
 
     Args:
-        items: one per query: ``pred`` = document ids best first, ``truth`` = doc → grade.
+        items: one per query: ``pred`` = document ids best first, ``truth`` = doc → grade,
+            ``extra["scores"]`` (optional) = doc → score giving that order.
         opts: the run's ranking options (``relevance_level``, ``err_max_grade``).
         measures: the trec_eval measures asked for (their values in the rows' ``measures``).
         gain: NDCG's gain (:data:`metrics.ranking.Gain`); linear = trec_eval's.
@@ -66,7 +67,8 @@ def score_queries(items: Sequence[Item], opts: RankingOptions, measures: Sequenc
     max_grade = err_grade(items, opts)
     level = opts.relevance_level
     asked = [n for m in measures for n in m.names()]
-    trec = trec_measures({i.id: i.pred for i in items}, {i.id: i.truth for i in items},
+    trec = trec_measures({i.id: i.extra.get("scores", i.pred) for i in items},
+                         {i.id: i.truth for i in items},
                          [*_SEED, *measures], relevance_level=level)
     rows: list[RankingRow] = []
     for i in items:
@@ -80,7 +82,7 @@ def score_queries(items: Sequence[Item], opts: RankingOptions, measures: Sequenc
             f"ndcg@{K}": t[f"ndcg_cut_{K}"] if linear else ndcg_at_k(i.pred, i.truth, K, gain),
             f"err@{K}": err_at_k(i.pred, i.truth, max_grade, K),
             "measures": {n: t[n] for n in asked} if asked else None,
-            "ranked": list(i.pred), "qrels": dict(i.truth)}))
+            "ranked": i.pred, "qrels": i.truth}))
     return rows, max_grade
 
 

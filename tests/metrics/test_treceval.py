@@ -106,3 +106,20 @@ def test_names_and_defaults() -> None:
     assert aggregate("num_q", [1.0, 1.0, 1.0]) == 3.0
     with pytest.raises(ValueError, match="no per-query"):
         aggregate("map", [])
+
+
+def test_scores_and_ranked_lists_give_the_same_values_with_ties(tmp_path: Path) -> None:
+    # tied scores: trec_eval orders them by doc id descending (metrics.trec.ranked); the
+    # scores themselves (pytrec_eval's input) give the same values as the ranked list
+    run = tmp_path / "run"
+    run.write_text("q Q0 a 1 1.0 t\nq Q0 b 2 1.0 t\nq Q0 c 3 1.0 t\nq Q0 d 4 0.5 t\n"
+                   "q Q0 e 5 2.0 t\n")
+    qrels = {"q": {"a": 1, "c": 0, "d": 2}}
+    ranked = read_run(run)
+    assert ranked == {"q": ["e", "c", "b", "a", "d"]}
+    scores = {"q": pytrec_eval.parse_run(run.read_text().splitlines())["q"]}
+    measures = parse_measures(["map", "P.4", "ndcg", "recip_rank"])
+    by_list, by_scores = (trec_measures(r, qrels, measures) for r in (ranked, scores))
+    # relevant a at rank 4, d at rank 5 (R = 2): AP = (1/4 + 2/5)/2; first relevant at 4
+    assert by_list == by_scores and by_list["q"]["map"] == pytest.approx((1 / 4 + 2 / 5) / 2)
+    assert by_list["q"]["recip_rank"] == 0.25 and by_list["q"]["P_4"] == 0.25
