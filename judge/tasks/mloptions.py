@@ -60,15 +60,17 @@ def read_labels(value: str | Sequence[str]) -> tuple[str, ...]:
     Args:
         value: the path of an existing UTF-8 file holding one label a line (surrounding
             whitespace stripped, blank lines skipped); else a comma-separated list (``a,b,c``,
-            each label stripped); or, from Python, a sequence of labels.
+            each label stripped; a label holding a comma needs the file); or, from Python, a
+            sequence of labels.
 
     Returns:
         The labels in the given order.
 
     Raises:
-        InputError: (field ``labels``) a file that cannot be read or is not UTF-8, a value that
-            looks like a path (it holds ``/``) but names no file, an empty label, a label given
-            twice (file and line, or the element, named), or no label at all.
+        InputError: (field ``labels``) a file that cannot be read or is not UTF-8, a value
+            without a comma that names no file (a typo in a path must not become a one-label
+            space), an empty label, a label given twice (file and line, or the element,
+            named), or no label at all.
 
     Examples:
         >>> read_labels("billing, shipping,account")
@@ -92,7 +94,7 @@ def read_labels(value: str | Sequence[str]) -> tuple[str, ...]:
                                  f"on line {seen[lab]})", field="labels")
             seen[lab] = n
         return tuple(seen)
-    if "/" in value or path.exists():
+    if "," not in value or path.exists():
         raise InputError(f"--labels: no such file {value!r} (give a file of one label a line "
                          "or a comma-separated list a,b,c)", field="labels")
     return _checked([s.strip() for s in value.split(",")], "--labels: element")

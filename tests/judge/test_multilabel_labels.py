@@ -130,6 +130,7 @@ def test_the_bootstrap_resamples_over_the_whole_space(cli: Cli, tmp_path: Path) 
 
 @pytest.mark.parametrize(("value", "content", "message"), [
     ("nowhere/labels.txt", None, "no such file 'nowhere/labels.txt'"),
+    ("labels.txt", None, "no such file 'labels.txt'"),  # not a one-label space
     ("billing,,bug", None, "element 2: expected a label"),
     ("billing,bug,billing", None, "element 3: label 'billing' is given twice"),
     ("FILE", "billing\nbug\nbilling\n", "labels.txt:3: label 'billing' is given twice"),
