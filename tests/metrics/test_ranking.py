@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +21,8 @@ from metrics import (
     read_qrels,
     read_run,
 )
-from tests.conftest import shared_file
 
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "trec_eval"
 
 def test_seed_004_ap_example() -> None:
     ranking = [f"d{i}" for i in range(1, 11)]
@@ -81,8 +82,8 @@ def test_duplicates_and_bad_k() -> None:
 @pytest.mark.parametrize("qrels_name", ["qrels.test", "qrels.rel_level"])
 def test_trec_eval_collection_agrees_with_pytrec_eval(qrels_name: str) -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrels_path = shared_file(f"trec_eval/{qrels_name}")
-    run_path = shared_file("trec_eval/results.test")
+    qrels_path = FIX / qrels_name  # NIST's files, copied with their notice
+    run_path = FIX / "results.test"
     qrels = read_qrels(qrels_path)
     run = read_run(run_path)
     scored: dict[str, dict[str, float]] = {}
