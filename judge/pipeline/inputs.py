@@ -6,8 +6,11 @@ same items again, for the command line and the Python API alike."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ from judge.items import Item, check_items
 from judge.pipeline.config import EvalConfig
 from judge.record.store import INPUT_FILE
 from judge.tasks.base import Source, Task
-from judge.tasks.options import options_dict
+from judge.tasks.options import option_fields, options_dict
 
 
 def load_items(config: EvalConfig, task: Task, options: Any) -> list[Item]:
@@ -63,6 +66,21 @@ def _records_text(records: list[Any]) -> str:
                          field="items") from None
 
 
+def _option_files(given: Any, options: Any) -> dict[str, dict[str, str]]:
+    """``{role: {"path", "sha256"}}`` of the task options given as a file (a field whose
+    ``metadata["role"]`` names an input role, given as the path of an existing file)."""
+    from judge.io import file_sha256
+
+    out = {}
+    for f, _ in option_fields(type(options)) if dataclasses.is_dataclass(options) else []:
+        value = (given.get(f.name) if isinstance(given, Mapping)
+                 else getattr(given, f.name, None))
+        role = f.metadata.get("role")
+        if role and isinstance(value, (str, os.PathLike)) and Path(value).is_file():
+            out[role] = {"path": str(value), "sha256": file_sha256(Path(value))}
+    return out
+
+
 def provenance(config: EvalConfig, task: Task, options: Any,
                calibration: dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
     """``config.json``'s input provenance and, for dict records given in memory, the JSONL text
@@ -95,6 +113,7 @@ def provenance(config: EvalConfig, task: Task, options: Any,
                          "id": list(config.id_fields), "where": list(config.where),
                          **({"limit": config.limit} if config.limit is not None else {})}
     entries["tau_from"] = calibration
+    entries.update(_option_files(config.task_options, options))
     opts = options_dict(options)
     if opts:
         entries["task_options"] = opts

@@ -87,8 +87,9 @@ class RunConfig(OpenRow):
         cache: ``{"directory", "mode"}`` of the judge-call cache.
         versions: package versions the numbers depend on (:mod:`judge.versions`).
         command: the command line (empty for a Python-API run).
-        data, gold, functions: the input files (:class:`~judge.record.config.InputFile`;
-            ``data`` may be the in-run copy of records given in memory); None when not used.
+        data, gold, functions, labels: the input files
+            (:class:`~judge.record.config.InputFile`; ``data`` may be the in-run copy of records
+            given in memory; ``labels``: multilabel's ``--labels`` file); None when not used.
         fields: how the items were read (:class:`~judge.record.config.FieldSpec`).
         tau_from: the calibration whose τ was used (:class:`~judge.record.config.CalibrationRef`).
         task_options: the task's own options as given to it (function calls: format,
@@ -110,6 +111,7 @@ class RunConfig(OpenRow):
     data: InputFile | None = None
     gold: InputFile | None = None
     functions: InputFile | None = None
+    labels: InputFile | None = None
     fields: FieldSpec | None = None
     tau_from: CalibrationRef | None = None
     task_options: dict[str, Any] = Field(default_factory=dict)

@@ -7,8 +7,8 @@ Archive layout (one top folder, the bundle's name)::
     NAME/run/…             the run directory (config.json, summary.json, *.jsonl, report.html)
     NAME/cache/…           a JSON cache directory (:mod:`judge.jsoncache`: ``index.json`` and
                            ``entries/<key>.json``) holding exactly the entries the run used
-    NAME/input/…           the run's input files (data, --functions, --gold, --tau-from) whose
-                           sha256 still matches config.json
+    NAME/input/…           the run's input files (data, --functions, --gold, --labels,
+                           --tau-from) whose sha256 still matches config.json
     NAME/prompts/…         the templates of the scorers its verdicts name, and versions.lock
     NAME/MANIFEST.json     what is inside, sha256 of every file, ``cache``: the format and the
                            sha256 of every cache entry, and ``replay``: the run's own command
@@ -58,7 +58,8 @@ class ExportResult:
     Attributes:
         path: the archive.
         entries: cache entries copied (>= 0).
-        inputs: input files copied, by role (``data``, ``functions``, ``gold``, ``tau_from``).
+        inputs: input files copied, by role (``data``, ``functions``, ``gold``, ``labels``,
+            ``tau_from``).
         inputs_missing: roles whose file was absent or changed since the run (not copied).
         templates: template files copied (paths relative to ``prompts/``).
         replay: the command that replays the run from the unpacked bundle's folder.

@@ -51,8 +51,9 @@ class Source:
         """The first :attr:`limit` of ``items`` (all of them when None)."""
         return items[:self.limit]
 
-ROLES = ("data", "gold", "functions", "tau_from")
-"""The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files. An entry with
+ROLES = ("data", "gold", "functions", "labels", "tau_from")
+"""The ``config.json`` entries ``{"path", "sha256"}`` of a run's input files (a task option
+that may name a file says its role in its field's ``metadata["role"]``). An entry with
 ``"in_run": true`` names a file inside the run directory itself: the records a Python-API run
 was given in memory, written there by the pipeline (:data:`judge.record.store.INPUT_FILE`)."""
 NOT_FOUND = "not found"

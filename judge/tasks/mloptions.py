@@ -28,6 +28,7 @@ class MultilabelOptions:
     """
 
     labels: str | tuple[str, ...] | None = field(default=None, metadata={
+        "role": "labels",  # a file given here is an input of the run (config.json, export)
         "help": "multilabel: the label space, a file (one label a line) or a,b,c; labels no "
                 "item uses still count in the per-class averages, labels outside it are left "
                 "out (scikit-learn's labels=). Default: the labels the items use."})

@@ -162,3 +162,20 @@ def test_compare_refuses_runs_over_different_label_spaces(cli: Cli, tmp_path: Pa
                "-q").returncode == 0
     r = cli("compare", str(a), str(b))
     assert r.returncode == 2 and "another label space" in r.stderr, r.stderr
+
+
+def test_a_run_with_a_labels_file_exports_and_replays(cli: Cli, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "t.jsonl").write_text(TICKETS.read_text(encoding="utf-8"), encoding="utf-8")
+    (work / "labs.txt").write_text("\n".join(SPACE) + "\n", encoding="utf-8")
+    assert cli("eval", "t.jsonl", "--task", "multilabel", "--labels", "labs.txt", "--out", "run",
+               "-q", cwd=work).returncode == 0
+    config = json.loads((work / "run" / "config.json").read_text(encoding="utf-8"))
+    assert config["labels"]["path"] == "labs.txt"  # an input of the run, with its sha256
+    assert config["task_options"]["labels"] == SPACE  # the space as scored
+    r = cli("export", "run", "b.tar.gz", "--with-cache", cwd=work)
+    assert r.returncode == 0 and "--labels input/labels.txt" in " ".join(r.output.split())
+    r = cli("replay", str(work / "b.tar.gz"), "--out", str(tmp_path / "replay"), cwd=tmp_path)
+    assert r.returncode == 0 and "identical to the bundled run" in " ".join(r.output.split()), \
+        r.output
