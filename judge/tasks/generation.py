@@ -106,6 +106,27 @@ class GenerationTask(Task[GenerationRow]):
     no_judge_reason = "its metrics are lexical"
     extractors = (io.text, io.text_or_list)
 
+    def __init__(self, tokenizer: str = "jieba") -> None:
+        """``tokenizer``: the tokenizer whose rows :meth:`metrics_from_rows` reads (rows of
+        two tokenizers measure different things; :meth:`scoring`)."""
+        self.tokenizer = tokenizer
+
+    def __eq__(self, other: object) -> bool:
+        """Same task with the same tokenizer."""
+        return isinstance(other, GenerationTask) and other.tokenizer == self.tokenizer
+
+    def __hash__(self) -> int:
+        """Hash of the name and tokenizer."""
+        return hash((self.name, self.tokenizer))
+
+    def scoring(self, options: Any) -> GenerationTask:
+        """The task scoring rows tokenised as ``options`` say (:class:`GenerationOptions`, or
+        a run's recorded ``task_options``: ``tokenizer``, jieba when none): ``compare``
+        refuses runs of two tokenizers, whose differences would be the tokenizers'."""
+        tokenizer = (options.tokenizer if isinstance(options, GenerationOptions)
+                     else dict(options or {}).get("tokenizer") or "jieba")
+        return GenerationTask(str(tokenizer))
+
     def config_entries(self, params: Params) -> dict[str, Any]:
         """``{"tokenizer", "bleu", "text_overlap"}`` for ``config.json`` (what
         :meth:`rescore` reads back)."""

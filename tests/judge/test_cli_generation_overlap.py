@@ -165,3 +165,20 @@ def test_a_run_older_than_the_options_rescores_without_overlap(tmp_path: Path) -
     rows, summary = task.score(items, Judged(), Params(options=opts))
     assert set(summary) == {"tokenizer", "precision", "recall", "f1"}
     assert all(r.rouge_1 is None for r in rows)
+
+
+def test_compare_refuses_runs_of_two_tokenizers(cli: Cli, tmp_path: Path) -> None:
+    data = EXAMPLES / "generation_short_answers.jsonl"
+    for name, tok in (("a", "jieba"), ("b", "char"), ("c", "jieba")):
+        res = cli("eval", data, "--task", "generation", "--tokenizer", tok, "--bootstrap", "0",
+                  "--out", tmp_path / name)
+        assert res.returncode == 0, res.output
+    res = cli("compare", tmp_path / "a", tmp_path / "b", "--bootstrap", "0")
+    assert res.returncode == 2, res.output
+    assert "the runs score their items differently" in res.stderr
+    res = cli("compare", tmp_path / "a", tmp_path / "c", "--bootstrap", "0", "--out",
+              tmp_path / "cmp")
+    assert res.returncode == 0, res.output
+    cmp = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    diff = cmp["differences"][0]["metrics"]
+    assert diff["rouge-l"]["diff"] == 0.0 and diff["f1"]["diff"] == 0.0
