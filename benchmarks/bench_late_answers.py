@@ -56,6 +56,12 @@ def one_run(n_pairs: int, timeout_s: float, seed: int) -> dict[str, int]:
                 if r.answered_at is not None:
                     delivered.setdefault(json.dumps(r.body["messages"]), set()).add(name)
         sb = stats[b.base_url]
+        a_got = {json.dumps(r.body["messages"]): r.t for r in a.log}
+        for r in b.log:  # each pair paid twice: when B answered and A got it, from B's receipt
+            key = json.dumps(r.body["messages"])
+            if r.answered_at is not None and key in delivered and len(delivered[key]) > 1:
+                print(f"  paid twice: B answered {r.answered_at - r.t:+.3f} s, A received it "
+                      f"{a_got[key] - r.t:+.3f} s after B did", flush=True)
     return {"ok": sum(v.outcome == "ok" for v in verdicts),
             "paid_twice": sum(len(s) > 1 for s in delivered.values()),
             "b_delivered": sum("B" in s for s in delivered.values()),

@@ -55,6 +55,23 @@ def grace_s(deadline_s: float) -> float:
     return min(GRACE_MAX_S, max(GRACE_MIN_S, GRACE_SHARE * deadline_s))
 
 
+def transport_timeout(deadline_s: float) -> Any:
+    """The transport's own timeouts (an ``httpx2.Timeout``) under a deadline of
+    ``deadline_s`` seconds: connect, write and pool at the deadline, the per-read timeout
+    past the deadline plus its linger and grace.
+
+    A per-read timeout equal to the deadline fired in the linger, before the server's answer
+    or close, and closed the connection both ways: an answer written then was paid and the
+    pair bought again (issue 36; 2 pairs in 5 loaded runs). The deadline, not the transport,
+    decides when a chat exchange ends; the longer per-read bound still ends a silent
+    connection of any other request.
+    """
+    import httpx2
+
+    return httpx2.Timeout(deadline_s, read=deadline_s + linger_s(deadline_s)
+                          + grace_s(deadline_s))
+
+
 async def _finished(task: asyncio.Future[Any], deadline_s: float, exchange: Exchange) -> bool:
     """Whether ``task`` finishes, with a result or an error, once its deadline has passed:
     after a half-close of its connection (:mod:`judge.judges.llm.halfclose`) within the

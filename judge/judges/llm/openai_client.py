@@ -44,7 +44,7 @@ from typing import Any
 from openai import AsyncOpenAI
 from openai._models import FinalRequestOptions
 
-from judge.judges.llm.deadline import CHAT_PATH, is_chat, send_within_deadline
+from judge.judges.llm.deadline import CHAT_PATH, is_chat, send_within_deadline, transport_timeout
 
 HTTP_BACKENDS = ("auto", "aiohttp", "httpx")
 _VARYING = (b"content-length", b"x-stainless-retry-count")
@@ -267,7 +267,8 @@ def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_re
         api_key_env: environment variable of the key (unset: ``no-key-needed``, for servers
             that take none).
         base_url: the server's OpenAI-compatible root, or None for the OpenAI API.
-        timeout_s: per-request timeout in seconds.
+        timeout_s: the deadline of each chat exchange, in seconds (the transport's own
+            timeouts: :func:`judge.judges.llm.deadline.transport_timeout`).
         max_retries: the SDK's retries of 429/5xx/timeouts/connection errors.
         http: ``aiohttp`` or ``httpx`` (:func:`resolve_http`).
         deadline: a replica of several: the deadline's exchange is not retried on this
@@ -275,10 +276,11 @@ def make_client(api_key_env: str, base_url: str | None, timeout_s: float, max_re
             exchange past the deadline is cancelled and retried here, ``max_retries`` times.
     """
     kwargs: dict[str, Any] = {}
+    timeout = transport_timeout(timeout_s)  # the deadline ends chat exchanges, not a read
     if http == "aiohttp":  # the SDK's aiohttp client, half-closing at deadlines
         from judge.judges.llm.halfclose import HalfCloseAioHttpClient
 
-        kwargs["http_client"] = HalfCloseAioHttpClient(timeout=timeout_s)
+        kwargs["http_client"] = HalfCloseAioHttpClient(timeout=timeout)
     return JudgeClient(api_key=os.environ.get(api_key_env) or "no-key-needed",
-                       base_url=base_url, timeout=timeout_s, max_retries=max_retries,
+                       base_url=base_url, timeout=timeout, max_retries=max_retries,
                        deadline_s=timeout_s, move_on_deadline=deadline, **kwargs)
