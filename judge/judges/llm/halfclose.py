@@ -100,9 +100,10 @@ LINGER_SHARE = 0.5
 """After a half-close the client reads on for this share of the deadline (at least
 :data:`LINGER_MIN_S`, at most :data:`LINGER_MAX_S`) for the server's answer or its close. A
 server that aborts on disconnect closes within a round trip, so the linger is spent only on a
-server that ignores the half-close. On a 2-core machine at a load of 8–15 a linger of 0.25 s
-still let 1 answer in 20 runs go unread (bench_late_answers.py): the client's own loop was
-not scheduled in time to read it."""
+server that ignores the half-close; the transport's own per-read timeout is set past it
+(:func:`judge.judges.llm.deadline.transport_timeout`), so it does not cut the linger short.
+On the test fake at a load of 8–15 on 2 cores, 0 pairs were paid twice in 20 runs
+(bench_late_answers.py)."""
 LINGER_MIN_S = 0.5
 LINGER_MAX_S = 2.0
 
