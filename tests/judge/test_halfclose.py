@@ -13,6 +13,7 @@ import asyncio
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,12 +42,13 @@ class EofServer:
     """A keep-alive HTTP/1.1 server (``on_eof``: ``answer`` or ``close``).
 
     A request whose body holds :data:`HOLD` gets no answer until the client ends its input
-    (``recv`` returns b""); then it is answered (``answer``: counted in ``answered_late``)
-    or the connection closed unanswered (``close``). Any other request is answered at once.
+    (``recv`` returns b""); then it is answered
+    ``after_eof_s`` seconds later (``answer``: counted in ``answered_late``) or the connection
+    closed unanswered (``close``). Any other request is answered at once.
     """
 
-    def __init__(self, on_eof: str, holds: bool = True) -> None:
-        self.on_eof, self.holds = on_eof, holds
+    def __init__(self, on_eof: str, holds: bool = True, after_eof_s: float = 0.0) -> None:
+        self.on_eof, self.holds, self.after_eof_s = on_eof, holds, after_eof_s
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
         self.connections = 0
@@ -88,6 +90,7 @@ class EofServer:
                     self.dropped += 1
                     return
                 self.answered_late += 1
+                time.sleep(self.after_eof_s)  # the answer's last tokens, after the FIN
                 try:
                     conn.sendall(_reply("answered at the client's FIN"))
                 except OSError:  # the client had closed both ways: nobody reads it
@@ -163,3 +166,19 @@ def test_a_server_that_drops_at_the_fin_has_the_request_moved_unpaid(
     assert [b"zzhold Gamma" in body for body in other.requests] == [True]
     assert stats[dropping.url]["late_answers"] == 0
     assert stats[dropping.url]["cancelled"] == 1
+
+
+def test_an_answer_finished_in_the_linger_is_not_cut_by_the_read_timeout(
+        tmp_path: Path, other: EofServer) -> None:
+    # the server writes its answer 0.15 s after the client's FIN, well inside the linger
+    # (0.5 s). Before, the transport's per-read timeout equalled the deadline and fired in
+    # the linger, closing the connection both ways: the answer was paid, the pair bought again
+    with EofServer("answer", after_eof_s=0.15) as late:
+        judge = _judge(late, other)
+        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
+        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
+            [("zzhold Delta", "date")], ctx))
+        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+    assert verdicts[0].rationale == "answered at the client's FIN"
+    assert not any(HOLD in body for body in other.requests)
+    assert stats[late.url]["late_answers"] == 1
