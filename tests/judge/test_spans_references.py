@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 
+from judge import load_run
 from judge.display import eval_summary
 from judge.tasks.registry import get_task
 from tests.clirun import CliResult
@@ -136,9 +137,8 @@ def test_overlapping_predictions_equal_nervaluate_and_differ_from_strict(
 
 
 def test_a_span_with_an_empty_type_is_an_item_outcome(cli: Cli, tmp_path: Path) -> None:
-    good = {"id": "g", "query": "Ann Lee", "pred": [{"start": 0, "end": 7, "type": "PER",
-                                                      "text": "Ann Lee"}],
-            "truth": [{"start": 0, "end": 7, "type": "PER", "text": "Ann Lee"}]}
+    ann = {"start": 0, "end": 7, "type": "PER", "text": "Ann Lee"}
+    good: dict[str, Any] = {"id": "g", "query": "Ann Lee", "pred": [ann], "truth": [ann]}
     bad_pred = {**good, "id": "p",
                 "pred": [good["pred"][0], {"start": 0, "end": 3, "type": "", "text": "Ann"}]}
     bad_gold = {**good, "id": "t", "truth": [{**good["truth"][0], "type": ""}]}
@@ -162,6 +162,10 @@ def test_a_span_with_an_empty_type_is_an_item_outcome(cli: Cli, tmp_path: Path) 
     assert view["error"] == m["invalid_items"][0]["reason"] and view["pred"] == []
     assert task.markdown(view)[-1] == f"- invalid: {view['error']}"
     assert "error" not in task.view(task.row_model.model_validate(rows[0]))
+    # rescore at another τ keeps the item outcome and the nervaluate counts
+    rows_at_1, at_1 = task.rescore(load_run(tmp_path / "run"), 1.0) or ([], {})
+    assert at_1["invalid_items"] == m["invalid_items"]
+    assert [r.nervaluate for r in rows_at_1] == [r["nervaluate"] for r in rows]
     # and the terminal
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     lines = [str(r) for r in eval_summary(summary) if isinstance(r, Text)]

@@ -47,7 +47,7 @@ def _random_doc(rng: np.random.Generator) -> tuple[list[Span], list[Span]]:
     for _ in range(int(rng.integers(0, 3))):
         a = int(rng.integers(0, 45))
         pred.append(Span(a, a + int(rng.integers(1, 6)), types[int(rng.integers(0, 3))], "x"))
-    rng.shuffle(pred)  # type: ignore[arg-type]
+    rng.shuffle(pred)
     return pred, gold
 
 
