@@ -35,6 +35,7 @@ from judge.calibration.drift import Drift, compare, pinned_subset
 from judge.calibration.labels import LabelSet
 from judge.calibration.pairscores import stored_pair_scores
 from judge.calibration.scoring import ProgressFactory
+from judge.errors import InputError
 from judge.judges.base import Judge
 from metrics import normalize
 
@@ -212,12 +213,15 @@ def rejudge(path: Path, data: dict[str, Any], judges: Sequence[Judge], labels: L
         progress_factory: a progress bar per judge.
 
     Raises:
-        InputError: as :func:`plan`; a malformed history file.
+        InputError: as :func:`plan`; a malformed history file, or one in a folder that does
+            not exist.
     """
     from judge.cache import JudgeCache
     from judge.calibration.scoring import score_pairs
 
     hist_file = history or history_path(path)
+    if not hist_file.parent.is_dir():  # found before any call, not after them
+        raise InputError("its folder does not exist", hist_file, field="history")
     past = read_history(hist_file)
     planned = [plan(data, path, j, labels, n, seed, context) for j in judges]
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")

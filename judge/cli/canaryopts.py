@@ -25,8 +25,10 @@ Alpha = Annotated[float, typer.Option(
     help="--rejudge: the significance level of the check's four tests together (each at "
     "alpha/4, Bonferroni).")]
 FlipTolerance = Annotated[float, typer.Option(
-    help="--rejudge: the verdict flip rate at τ an unchanged judge shows (its repeat probe's, "
-    "eval --repeats 2); more flips than that, significantly, fail the check.")]
+    help="--rejudge: the least chance granted each pair of flipping its verdict at τ with the "
+    "judge unchanged (beyond it, the chance its own noise gives it, measured in the check). A "
+    "judge whose scores repeat exactly needs it: give its repeat probe's flip rate (eval "
+    "--repeats 2).")]
 History = Annotated[Path | None, typer.Option(
     help="--rejudge: the history file (JSON lines; default beside the calibration: "
     "calibration.drift.jsonl).")]

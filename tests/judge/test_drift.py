@@ -258,6 +258,8 @@ def test_rejudge_refuses_bad_input(calibrated: Any, cli: Callable[..., CliResult
             "field 'alpha'",
         ("calibrate", "--check", cal, "--alpha", "0.1", *common): "--alpha go with --check",
     }
+    cases[("calibrate", "--check", cal, labels, "--rejudge", "5", "--history",
+           tmp_path / "none" / "h.jsonl", *common)] = "field 'history': its folder does not"
     for args, message in cases.items():
         res = cli(*args, env=KEY)
         assert res.returncode == 2 and message in res.stderr, (args, res.output)
