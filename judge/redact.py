@@ -178,9 +178,17 @@ class Redactor:
         if "\\" in text and (decoded := _unescaped(text)) is not None:
             plain, starts, ends = decoded
             return _masked(text, [(starts[a], ends[b - 1]) for a, b in self._spans(plain)])
-        if self._any.search(text) is None:
+        if not self._may_hold(text) or self._any.search(text) is None:
             return text
         return _masked(text, self._spans(text))
+
+    def _may_hold(self, text: str) -> bool:
+        """False only when ``text`` cannot hold a secret: every pattern needs a literal piece
+        (``sk-``, ``bearer`` in any case, ``://``, ``=``) and substring tests cost ~2 µs against
+        ~35 µs for the combined search on a 200-character rationale (10,000 verdicts pass here
+        twice); an environment secret is searched as before."""
+        return ("sk-" in text or "://" in text or "=" in text or "bearer" in text.lower()
+                or (self._values is not None and self._values.search(text) is not None))
 
     def obj(self, obj: Any, keep: frozenset[str] = frozenset()) -> Any:
         """A copy of a JSON-like value with every string redacted, except the values of the
