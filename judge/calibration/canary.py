@@ -82,7 +82,8 @@ class CanaryCheck:
         return sum(v for k, v in self.outcomes.items() if k != "ok")
 
     def line(self) -> str:
-        """``ID: OK: …`` or ``ID: drift (score shift, CUSUM): …``: one line for CI logs."""
+        """``ID: OK: …``, ``ID: drift (score shift, CUSUM): …`` or ``ID: failed (failed
+        calls): …`` (calls failed, nothing moved): one line for CI logs."""
         if self.drift is None:
             return f"{self.judge_id}: not re-judged ({', '.join(self.problems)}): {self.reason}"
         d = self.drift
@@ -99,7 +100,8 @@ class CanaryCheck:
             parts.insert(1, "failed calls: " + ", ".join(
                 f"{v} {k}" for k, v in sorted(self.outcomes.items()) if k != "ok")
                 + (f" (first: {self.first_error})" if self.first_error else ""))
-        head = "OK" if self.ok else f"drift ({', '.join(self.problems)})"
+        moved = set(self.problems) - {"failed calls"}
+        head = "OK" if self.ok else f"{'drift' if moved else 'failed'} ({', '.join(self.problems)})"
         return f"{self.judge_id}: {head}: {'; '.join(parts)}"
 
     def record(self, when: str) -> dict[str, Any]:

@@ -243,7 +243,9 @@ def test_rejudge_end_to_end(calibrated: Any, cli: Callable[..., CliResult]) -> N
     res = cli("calibrate", "--check", cal, labels, "--rejudge", "40", *common,
               "--max-retries", "0", env=KEY)
     assert res.returncode == 1, res.output
-    assert "failed calls: 40 " in res.stdout and "no pair compared" in res.stdout
+    assert res.stdout.startswith("openai:fake: failed (failed calls): 40 pairs re-judged, 0 "
+                                 "compared; failed calls: 40 ")
+    assert "no CUSUM: no pair compared" in res.stdout
 
 
 def test_rejudge_refuses_bad_input(calibrated: Any, cli: Callable[..., CliResult],
