@@ -128,6 +128,24 @@ def test_cusum_and_innovations_by_hand() -> None:
     assert innovations(0.5, [0.6, 0.5], [0.1, 0.1]) == pytest.approx([0.7071, -0.4082],
                                                                       abs=1e-4)
     assert innovations(0.5, [0.5, 0.6], [0.0, 0.0]) == [0.0, 8.0]  # no noise: moved → cap
+    # unequal SEs (a check that compared fewer pairs): the stored mean's variance is pooled,
+    # v0 = (.1² + .05²) / 2 = .00625 at t = 2; Var = .05² + (.00625 + .1²) / 2² = .0065625,
+    # u2 = −.05 / .081009 = −.6172 (u1: v0 = .01, Var = .01 + .01, .1 / .14142 = .7071)
+    assert innovations(0.5, [0.6, 0.5], [0.1, 0.05]) == pytest.approx([0.7071, -0.6172],
+                                                                       abs=1e-4)
+
+
+def test_innovations_of_a_ramp_are_half_its_slope_by_hand() -> None:
+    # X_t = .5 + .01 t, se .01 each: the earlier mean is .5 + .01 (t − 1) / 2, the gap
+    # .01 (t + 1) / 2, the SD .01 √(1 + 1/t): u = (t + 1) / (2 √(1 + 1/t)) = √(t (t + 1)) / 2
+    # → .7071, 1.2247, 1.7321, 2.2361; C+ with k = .5: .2071, .9318, 2.1639, 3.9000 (no
+    # signal at h = 4), then u5 = √30 / 2 = 2.7386 → C+ 6.1386: the fifth check signals
+    u = innovations(0.5, [0.5 + 0.01 * t for t in range(1, 6)], [0.01] * 5)
+    assert u == pytest.approx([math.sqrt(t * (t + 1)) / 2 for t in range(1, 6)])
+    path, first = cusum(u)
+    assert [hi for hi, _ in path] == pytest.approx([.2071, .9318, 2.1639, 3.9000, 6.1386],
+                                                   abs=1e-4)
+    assert first == 4
 
 
 def test_error_rates_on_simulated_scores() -> None:
