@@ -112,6 +112,28 @@ def jieba_tokenize(text: str) -> list[str]:
     return list(_jieba_cached(text))
 
 
+def jieba_disjoint(a: str, b: str) -> bool:
+    """Whether the jieba segmentations of ``a`` and ``b`` (:func:`jieba_tokenize`) surely share
+    no token, decided without loading jieba's dictionary (~0.8 s, and importing jieba ~0.2 s).
+
+    True when one of the two texts needs no dictionary to be segmented (no character of
+    jieba's Chinese range, no dictionary word without one) and none of its tokens occurs as a
+    substring of the other text: every token of a segmentation is a substring of its text, so
+    no token of the other can equal it. False means "may share a token" (segment both).
+    Any token overlap measure is then 0 (e.g. the token F1 of an English and a Chinese term).
+
+    Examples:
+        >>> jieba_disjoint("Job Information", "职位信息")
+        True
+        >>> jieba_disjoint("API settings", "API设置")  # "API" may be a token of both
+        False
+    """
+    for x, y in ((a, b), (b, a)):
+        if not _needs_jieba_dictionary(x):
+            return not any(t in y for t in _jieba_cached(x))
+    return False
+
+
 def char_tokenize(text: str) -> list[str]:
     """One token per non-whitespace character.
 

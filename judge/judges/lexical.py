@@ -22,6 +22,7 @@ from judge.judges.base import Judge, JudgeContext, Pair
 from judge.judges.embedding.local import MAX_CHARS
 from judge.verdict import Verdict
 from metrics import normalize, token_scores
+from metrics.tokenize import jieba_disjoint
 
 METHOD = "lexical@v1"
 
@@ -40,9 +41,13 @@ def char_dice(a: str, b: str) -> float:
 
 
 def token_f1(a: str, b: str) -> float:
-    """jieba-token F1 of the NFKC-casefolded strings (0.0 when either has no token)."""
+    """jieba-token F1 of the NFKC-casefolded strings (0.0 when either has no token, or when
+    they surely share none: :func:`metrics.tokenize.jieba_disjoint`, which spares loading
+    jieba's dictionary to find that an English and a Chinese term share no token)."""
     fa = unicodedata.normalize("NFKC", a).casefold()
     fb = unicodedata.normalize("NFKC", b).casefold()
+    if jieba_disjoint(fa, fb):
+        return 0.0
     return token_scores(fa, fb, tokenizer="jieba").f1
 
 

@@ -67,3 +67,47 @@ def test_the_tokenizer_takes_the_path_the_text_needs() -> None:
     assert tk.jieba_tokenize("use C++ and AT&T") == _jieba("use C++ and AT&T") == [
         "use", "C++", "and", "AT&T"]  # dictionary words, whole (by the dictionary)
     assert tk.jieba_tokenize("职位信息 Job") == ["职位", "信息", "Job"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet=ALPHABET + "职位信息设置开关灯C", max_size=16),
+       st.text(alphabet=ALPHABET + "职位信息设置开关灯C", max_size=16))
+def test_disjoint_only_when_jiebas_tokens_share_none(a: str, b: str) -> None:
+    """jieba_disjoint(a, b) is True only when jieba's own segmentations of a and b (with its
+    dictionary) have no token in common."""
+    if tk.jieba_disjoint(a, b):
+        assert not set(_jieba(a)) & set(_jieba(b)), (a, b)
+
+
+def test_disjoint_hand_picked() -> None:
+    # by hand: "job"/"information" occur nowhere in the Chinese term; "API" occurs in
+    # "API设置", where jieba makes it a token; "c++" is a dictionary word, "设置" is Chinese:
+    # both sides need the dictionary, so the answer is "may share"
+    assert tk.jieba_disjoint("Job Information", "职位信息")
+    assert tk.jieba_disjoint("职位信息", "Job Information")
+    assert not tk.jieba_disjoint("API settings", "API设置")
+    assert "API" in _jieba("API设置")
+    assert not tk.jieba_disjoint("c++设置", "c++")
+    assert not tk.jieba_disjoint("职位信息", "信息")
+
+
+def test_lexical_judge_on_the_glossary_needs_no_dictionary(monkeypatch) -> None:
+    """Every pair of examples/glossary_en_zh.jsonl (Chinese pred, English gold) has token F1 0
+    without jieba's dictionary, as jieba's own tokens give it."""
+    import json
+
+    from judge.judges.lexical import token_f1
+    from metrics import token_scores
+
+    rows = [json.loads(x) for x in (Path(__file__).parents[2] / "examples" /
+                                    "glossary_en_zh.jsonl").read_text("utf-8").splitlines()]
+    pairs = [(p, t) for r in rows for p in r["pred"] for t in r["truth"]]
+    assert len(pairs) == 384  # 381 distinct
+    expected = [token_scores(p.casefold(), t.casefold(), tokenizer="jieba").f1 for p, t in pairs]
+    tk._jieba_cached.cache_clear()
+
+    def no_dictionary() -> None:
+        raise AssertionError("jieba's dictionary was asked for")
+
+    monkeypatch.setattr(tk, "_jieba", no_dictionary)
+    assert [token_f1(p, t) for p, t in pairs] == expected == [0.0] * 384
