@@ -12,7 +12,9 @@ alike, so ``rescore`` and ``export`` work on either.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
@@ -187,14 +189,48 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
         prepare_out_dir(Path(config.out_dir), config.overwrite)  # before any judge call
     cache = JudgeCache(config.cache_dir, config.cache_mode)
     try:
-        return _judge_and_write(config, items, task, judge, params, cache, extra, copy, swap,
-                                tau, samples, renderers, progress_factory)
+        with long_lived_heap():
+            return _judge_and_write(config, items, task, judge, params, cache, extra, copy, swap,
+                                    tau, samples, renderers, progress_factory)
     except KeyboardInterrupt as exc:  # Ctrl-C: no run written, the finished answers cached
         cache.flush()  # the answers a full disk refused, one more try
         raise RunInterrupted(cache.stored, str(cache.directory), cache.mode,
                              len(cache.unstored)) from exc
     finally:
         cache.close()
+
+
+GC_YOUNG = 20_000
+"""Allocations that trigger a collection of the youngest generation during a run (CPython's
+default is 700): see :func:`long_lived_heap`."""
+
+
+@contextlib.contextmanager
+def long_lived_heap() -> Iterator[None]:
+    """Fewer and shorter garbage collections while a run judges, scores and writes.
+
+    A run keeps what it builds (a matrix, a verdict and an item row per item) until it is
+    written, and each full collection of CPython's collector walks every object of the
+    process, the imported modules' included: on a 10,000-pair ``--judge local`` eval, 5 full
+    collections took ~1.0 s of CPU (timed with :data:`gc.callbacks`). Inside this context the
+    objects that exist when it starts (imported modules, the loaded items) are left out of
+    the collector's walks (:func:`gc.freeze`) and the youngest generation is collected every
+    :data:`GC_YOUNG` allocations: 1 full collection and ~0.3 s on that run. Both are undone
+    at the end; cyclic garbage is still collected during the run, less often. Nothing is
+    changed when the collector is disabled or when objects are frozen already (by a pre-fork
+    server, or an enclosing run): their freeze is left as it is.
+    """
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    old = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(old[0], GC_YOUNG), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
 
 
 def _judge_and_write(config: EvalConfig, items: list[Item], task: Task, judge: Judge | None,

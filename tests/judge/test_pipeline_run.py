@@ -134,3 +134,34 @@ def test_records_are_copied_only_into_a_written_run(tmp_path: Path) -> None:
         evaluate(records, judge="lexical", bootstrap=0, out=tmp_path / "run",
                  cache_dir=tmp_path / "c")
     assert not (tmp_path / "run").exists()
+
+
+def test_long_lived_heap_freezes_and_puts_everything_back() -> None:
+    """Inside a run, the objects that existed before are frozen and the youngest generation's
+    threshold is GC_YOUNG; afterwards (also after an error) both are as they were; a freeze
+    made by someone else, or a disabled collector, is left alone."""
+    import gc
+
+    from judge.pipeline.run import GC_YOUNG, long_lived_heap
+
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    with pytest.raises(RuntimeError), long_lived_heap():
+        assert gc.get_freeze_count() > 1000  # at least the imported modules' objects
+        assert gc.get_threshold() == (max(before[0], GC_YOUNG), *before[1:])
+        raise RuntimeError("stop")
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    gc.freeze()  # someone else's freeze: kept through and after the run
+    try:
+        frozen = gc.get_freeze_count()
+        with long_lived_heap():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        with long_lived_heap():
+            assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    finally:
+        gc.enable()
