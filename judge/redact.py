@@ -149,6 +149,10 @@ def redact_url(url: str) -> str:
     return _masked(url, _pattern_spans(url))
 
 
+_SCALARS = frozenset((int, float, bool))
+"""Types a row's values have that hold no text (passed as they are, without a call)."""
+
+
 class Redactor:
     """Replaces secrets in text; build once, apply to many strings (the sinks' bulk path).
 
@@ -199,7 +203,8 @@ class Redactor:
             return self.text(obj)
         if isinstance(obj, Mapping):  # a row's strings redacted in place of a call each
             return {(self.text(k) if type(k) is str and not k.isidentifier() else k):
-                    v if k in keep else self.text(v) if type(v) is str
+                    v if k in keep or v is None or type(v) in _SCALARS
+                    else self.text(v) if type(v) is str
                     else self.obj(v, keep) for k, v in obj.items()}
         if isinstance(obj, (list, tuple)):
             return [self.obj(v, keep) for v in obj]

@@ -98,3 +98,18 @@ def test_redactor_skips_only_texts_without_a_secret(text: str) -> None:
         assert r.text(text) == _masked(text, r._spans(text))
     finally:
         del os.environ["SIMJUDGE_TEST_REDACT_TOKEN"]
+
+
+def test_redact_row_passes_scalars_and_walks_containers() -> None:
+    """Numbers, booleans and None come out as they are (same type: 1 stays an int, True a
+    bool); strings inside nested dicts and lists are masked; the judged fields never are."""
+    from judge.redact import MASK, redact_row
+
+    key = "sk-" + "A1" * 10
+    row = {"pred": key, "score": 0.25, "tokens_in": 3, "cached": True, "member_of": None,
+           "raw": f"echo {key}", "distribution": {"probs": [0.5, f"{key}"], "n": 1}}
+    out = redact_row(row)
+    assert out == {"pred": key, "score": 0.25, "tokens_in": 3, "cached": True,
+                   "member_of": None, "raw": f"echo {MASK}",
+                   "distribution": {"probs": [0.5, MASK], "n": 1}}
+    assert type(out["tokens_in"]) is int and type(out["cached"]) is bool
