@@ -60,6 +60,7 @@ from judge.calibration.pairmetrics import (
     METRICS,
     metrics_at_tau,
     pair_rows,
+    resampled_at_tau,
     wilson_rates,
 )
 from judge.calibration.panelselect import leaderboard_selection
@@ -100,8 +101,8 @@ def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds
     tau_ci = (rep.get("bootstrap") or {}).get("tau_ci95") or [None, None]
     lo, hi = (finite_or_none(x) for x in tau_ci)
     rows = pair_rows(js.scores, labels, _at(tau))
-    ci = {m: v for m, v in bootstrap_cis(metrics_at_tau, rows, n_boot, seed)["ci95"].items()
-          if tau is not None or m not in AT_TAU}
+    boot = bootstrap_cis(metrics_at_tau, rows, n_boot, seed, resample=resampled_at_tau)
+    ci = {m: v for m, v in boot["ci95"].items() if tau is not None or m not in AT_TAU}
     point = metrics_at_tau(rows) if rows and tau is not None else {}
     judged = sum(js.outcomes.values())
     n = len(labels.pairs)
@@ -189,7 +190,8 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         b = [r for r in pair_rows(s, labels, _at(row["tau"])) if both[r["index"]]]
         if not a:
             continue
-        diff = {m: d for m, d in paired_bootstrap(metrics_at_tau, a, b, n_boot, seed).items()
+        paired = paired_bootstrap(metrics_at_tau, a, b, n_boot, seed, resample=resampled_at_tau)
+        diff = {m: d for m, d in paired.items()
                 if m not in AT_TAU or None not in (first["tau"], row["tau"])}
         row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{
             m: {k: ([finite_or_none(x) for x in v] if k == "ci95" else finite_or_none(v))

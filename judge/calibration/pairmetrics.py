@@ -1,14 +1,15 @@
 """The per-pair statistics of a judge at a fixed τ, shared by the leaderboard's judge rows and
 its ``humans`` row: one row per scored pair (:func:`pair_rows`) and the metric function given to
-the bootstrap (:func:`metrics_at_tau`)."""
+the bootstrap (:func:`metrics_at_tau`, and :func:`resampled_at_tau` for its resamples)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from judge.calibration.labels import LabelSet
 from metrics import (
@@ -42,9 +43,29 @@ def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         agreement 1; MCC with an empty margin), as NaN replicates are dropped by
         :func:`metrics.percentile_ci`.
     """
+    s, y, tau = _arrays(rows)
+    return _at(s, y, tau)
+
+
+def resampled_at_tau(rows: Sequence[Mapping[str, Any]],
+                     ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
+    """:func:`metrics_at_tau` of a bootstrap resample (item indices into ``rows``), the rows'
+    scores and labels read into arrays once (the bootstrap's ``resample``,
+    :data:`judge.pipeline.uncertainty.Resample`): the same numbers, without rebuilding the
+    arrays from the rows in every replicate."""
+    s, y, tau = _arrays(rows)
+    return lambda idx: _at(s[idx], y[idx], tau)
+
+
+def _arrays(rows: Sequence[Mapping[str, Any]]) -> tuple[NDArray[np.float64], NDArray[np.bool_],
+                                                         float]:
     s = np.array([float(r["score"]) for r in rows], dtype=np.float64)
     y = np.array([bool(r["label"]) for r in rows], dtype=bool)
-    c = Confusion.at(s, y, float(rows[0]["tau"]) if rows else 0.0)
+    return s, y, float(rows[0]["tau"]) if rows else 0.0
+
+
+def _at(s: NDArray[np.float64], y: NDArray[np.bool_], tau: float) -> dict[str, float]:
+    c = Confusion.at(s, y, tau)
     two = bool(y.any() and not y.all())
     return {"roc_auc": roc_auc(y, s) if two else math.nan,
             "pr_auc": pr_auc(y, s) if two else math.nan,
