@@ -18,10 +18,11 @@ judge's settings (same-language, cross-lingual) and the opposite-term guard are 
   (verdicts, items, summary, report.html).
 
 Each side runs ``--rounds`` times alternately; the best round of each is reported (the machine
-is shared: the best is the least disturbed). Checks: every simjudge cosine (the verdict's
-``raw.cosine``, rounded to 6 decimals) equals the bare loop's to 1e-6, and the guard's
-decision on each pair equals :func:`judge.judges.embedding.opposites.find_opposition` called
-directly.
+is shared: the best is the least disturbed), by wall time and by CPU time (user + system of the
+process, all threads: what a busy machine cannot inflate the way it does wall time). Checks:
+every simjudge cosine (the verdict's ``raw.cosine``, rounded to 6 decimals) equals the bare
+loop's to 1e-6, and the guard's decision on each pair equals
+:func:`judge.judges.embedding.opposites.find_opposition` called directly.
 
     python benchmarks/bench_local_judge.py [--pairs 10000] [--rounds 3]
 """
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -83,11 +85,13 @@ def make_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
     return pairs
 
 
-def bare_loop(pairs: list[tuple[str, str]], encoder: object) -> tuple[float, list[float]]:
-    """(seconds, cosine per pair) of the bare loop (see the module docstring)."""
+def bare_loop(pairs: list[tuple[str, str]], encoder: object
+              ) -> tuple[float, float, list[float]]:
+    """(wall seconds, CPU seconds, cosine per pair) of the bare loop (see the module
+    docstring)."""
     import numpy as np
 
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     strings = sorted({s for p in pairs for s in p}, key=len)
     vecs: dict[str, object] = {}
     for k in range(0, len(strings), 64):
@@ -95,11 +99,13 @@ def bare_loop(pairs: list[tuple[str, str]], encoder: object) -> tuple[float, lis
         vecs.update(zip(batch, np.asarray(encoder.encode(batch), dtype=np.float32),  # type: ignore[attr-defined]
                         strict=True))
     cos = [float(np.dot(vecs[a], vecs[b])) for a, b in pairs]  # type: ignore[call-overload]
-    return time.perf_counter() - t0, cos
+    return time.perf_counter() - t0, time.process_time() - c0, cos
 
 
-def simjudge_run(pairs: list[tuple[str, str]], work: Path, tag: str) -> tuple[float, Path]:
-    """(seconds, run directory) of ``simjudge eval --judge local`` in this process."""
+def simjudge_run(pairs: list[tuple[str, str]], work: Path, tag: str
+                 ) -> tuple[float, float, Path]:
+    """(wall seconds, CPU seconds, run directory) of ``simjudge eval --judge local`` in this
+    process."""
     from tests.clirun import run_cli
 
     data = work / f"items-{tag}.jsonl"
@@ -107,12 +113,12 @@ def simjudge_run(pairs: list[tuple[str, str]], work: Path, tag: str) -> tuple[fl
                                        ensure_ascii=False) + "\n"
                             for k, (a, b) in enumerate(pairs)), encoding="utf-8")
     out = work / f"run-{tag}"
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     res = run_cli("eval", data, "--judge", "local", "--cache-mode", "off", "--bootstrap", "0",
                   "--out", out, "--overwrite", "--quiet")
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert res.returncode == 0, res.stderr
-    return took, out
+    return took, cpu, out
 
 
 def main() -> None:
@@ -128,16 +134,19 @@ def main() -> None:
     pairs = make_pairs(a.pairs)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        simjudge_run(make_pairs(64, seed=1), work, "warm-up")  # imports, weights
+        simjudge_run(make_pairs(64, seed=1), work, "warm-up")  # imports, weights, stemmer
         encoder = LocalJudge(threads=auto_threads())._encoder()
-        bare_times, ours_times = [], []
+        bare_times, ours_times, bare_cpu, ours_cpu = [], [], [], []
         for r in range(a.rounds):
-            t, cos = bare_loop(pairs, encoder)
+            t, c, cos = bare_loop(pairs, encoder)
             bare_times.append(t)
-            t, out = simjudge_run(pairs, work, "main")
+            bare_cpu.append(c)
+            t, c, out = simjudge_run(pairs, work, "main")
             ours_times.append(t)
-            print(f"round {r + 1}: bare {a.pairs / bare_times[-1]:,.0f} pairs/s, simjudge "
-                  f"{a.pairs / ours_times[-1]:,.0f} pairs/s", flush=True)
+            ours_cpu.append(c)
+            print(f"round {r + 1}: bare {a.pairs / bare_times[-1]:,.0f} pairs/s "
+                  f"({bare_cpu[-1]:.2f} s CPU), simjudge {a.pairs / ours_times[-1]:,.0f} pairs/s "
+                  f"({ours_cpu[-1]:.2f} s CPU), load {os.getloadavg()[0]:.1f}", flush=True)
         verdicts = [json.loads(x) for x in (out / "verdicts.jsonl").read_text("utf-8")
                     .splitlines()]
     got = {(v["pred"], v["truth"]): v for v in verdicts}
@@ -156,6 +165,10 @@ def main() -> None:
     print("|---|---:|---:|---:|")
     print(f"| pairs/s (best of {a.rounds}) | {bare:,.0f} | {ours:,.0f} | {ours / bare:.0%} |")
     print(f"| seconds | {min(bare_times):.2f} | {min(ours_times):.2f} | |")
+    bare_c, ours_c = a.pairs / min(bare_cpu), a.pairs / min(ours_cpu)
+    print(f"| pairs per CPU second (best of {a.rounds}) | {bare_c:,.0f} | {ours_c:,.0f} | "
+          f"{ours_c / bare_c:.0%} |")
+    print(f"| CPU seconds (user + system) | {min(bare_cpu):.2f} | {min(ours_cpu):.2f} | |")
     print(f"largest |cosine difference| {worst:.2e} (target <= 1e-6); pairs capped by the "
           f"guard {sum(capped)}; guard decisions as find_opposition's: {guard_same}")
 

