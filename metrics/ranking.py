@@ -23,7 +23,9 @@ NDCG; Chapelle et al. (2009) for ERR:
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 from metrics.trec import TrecFormatError as TrecFormatError
 from metrics.trec import read_qrels as read_qrels
@@ -243,9 +245,9 @@ def err_at_k(ranking: Sequence[str], relevance: Relevance, max_grade: float,
     docs = _check_ranking(ranking[:k] if k else ranking)  # only the ranks it reads
     if max_grade <= 0:
         raise ValueError(f"max_grade: must be > 0, got {max_grade}")
-    for doc, g in relevance.items():
-        if g > max_grade:
-            raise ValueError(f"relevance[{doc!r}]: grade {g} exceeds max_grade {max_grade}")
+    if any(map(partial(operator.lt, max_grade), relevance.values())):  # g > max_grade
+        doc, g = next((d, g) for d, g in relevance.items() if g > max_grade)
+        raise ValueError(f"relevance[{doc!r}]: grade {g} exceeds max_grade {max_grade}")
     denom = 2.0 ** max_grade
     err = 0.0
     p_continue = 1.0

@@ -47,7 +47,9 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
     ``max_rank``: documents kept per query (trec_eval ``-M``; 0 = all, its default).
     ``all_queries``: a query of the qrels the run lacks is an item with an empty ranking
     (trec_eval ``-c``), in the qrels' order after the run's. Each item's ``extra["scores"]``
-    holds its documents' scores (doc → score, the kept ones), pytrec_eval's input.
+    holds its documents' scores (doc → score, the kept ones), pytrec_eval's input, and
+    ``extra["typed"]`` is True: its values have the types of :class:`RankingRow`'s fields
+    (:func:`judge.tasks.rankscore.score_queries` need not validate them again).
 
     Raises:
         InputError: no qrels given, unreadable or malformed files (``FILE:LINE: field 'score':
@@ -71,11 +73,13 @@ def load_ranking(run_path: Any, qrels_path: Any, max_rank: int = 0,
     run = {q: ranked(s, max_rank or None) for q, s in scores.items() if q in qrels}
     items = [Item(q, f"{run_path}", docs, qrels[q],  # the scores, pytrec_eval's input
                   extra={"scores": scores[q] if len(docs) == len(scores[q])
-                         else {d: scores[q][d] for d in docs}}) for q, docs in run.items()]
+                         else {d: scores[q][d] for d in docs}, "typed": True})
+             for q, docs in run.items()]
     if not items:
         raise InputError("no query of the run has judgments in the qrels", run_path)
     if all_queries:
-        items += [Item(q, f"{qrels_path}", [], qrels[q]) for q in qrels if q not in run]
+        items += [Item(q, f"{qrels_path}", [], qrels[q], extra={"typed": True})
+                  for q in qrels if q not in run]
     return items
 
 

@@ -12,6 +12,7 @@ table at a cut-off.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,7 +41,7 @@ def err_grade(items: Sequence[Item], opts: RankingOptions) -> int:
         InputError: a judged grade above ``--err-max-grade`` (query and document named).
     """
     if not opts.err_max_grade:
-        return max([1, *[g for i in items for g in i.truth.values()]])
+        return max(chain([1], *(i.truth.values() for i in items)))
     for i in items:
         for doc, g in i.truth.items():
             if g > opts.err_max_grade:
@@ -56,7 +57,13 @@ def score_queries(items: Sequence[Item], opts: RankingOptions, measures: Sequenc
 
     Args:
         items: one per query: ``pred`` = document ids best first, ``truth`` = doc → grade,
-            ``extra["scores"]`` (optional) = doc → score giving that order.
+            ``extra["scores"]`` (optional) = doc → score giving that order;
+            ``extra["typed"]`` True (:func:`judge.tasks.ranking.load_ranking`'s items): id and
+            source are ``str``, pred ``list[str]`` and truth ``dict[str, int]``, as its readers
+            make them, so the rows are built without validating them again (pydantic's
+            ``model_construct``: validating would only copy those values, and the row's other
+            fields are floats and counts made here). Other items' rows are validated (a tuple
+            of ids becomes a list, a bad value raises pydantic's ``ValidationError``).
         opts: the run's ranking options (``relevance_level``, ``err_max_grade``).
         measures: the trec_eval measures asked for (their values in the rows' ``measures``).
         gain: NDCG's gain (:data:`metrics.ranking.Gain`); linear = trec_eval's.
@@ -70,19 +77,22 @@ def score_queries(items: Sequence[Item], opts: RankingOptions, measures: Sequenc
     trec = trec_measures({i.id: i.extra.get("scores", i.pred) for i in items},
                          {i.id: i.truth for i in items},
                          [*_SEED, *measures], relevance_level=level)
+    linear = gain == "linear"
     rows: list[RankingRow] = []
     for i in items:
         t = trec[i.id]
-        linear = gain == "linear"
-        rows.append(RankingRow.model_validate({
+        values = {
             "id": i.id, "source": i.source, "retrieved": len(i.pred),
-            "relevant": sum(1 for g in i.truth.values() if g >= level),
+            "relevant": len([g for g in i.truth.values() if g >= level]),
             "ap": t["map"], f"ap@{K}": t[f"map_cut_{K}"],
             "ndcg": t["ndcg"] if linear else ndcg_at_k(i.pred, i.truth, None, gain),
             f"ndcg@{K}": t[f"ndcg_cut_{K}"] if linear else ndcg_at_k(i.pred, i.truth, K, gain),
             f"err@{K}": err_at_k(i.pred, i.truth, max_grade, K),
             "measures": {n: t[n] for n in asked} if asked else None,
-            "ranked": i.pred, "qrels": i.truth}))
+            "ranked": i.pred, "qrels": i.truth}
+        # validating would only copy a typed item's values (see the docstring)
+        rows.append(RankingRow.model_construct(**values) if i.extra.get("typed") is True
+                    else RankingRow.model_validate(values))
     return rows, max_grade
 
 

@@ -121,3 +121,31 @@ def test_bad_options_exit_2(cli: Cli, tmp_path: Path, flags: list[str], message:
               *flags, "--out", tmp_path / "out")
     assert res.returncode == 2 and message in res.stderr and res.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("all_queries", [False, True])
+def test_rows_built_unvalidated_equal_the_validated_rows(all_queries: bool) -> None:
+    # load_ranking's items are marked typed, and score_queries builds their rows with pydantic's
+    # model_construct: the same items without the mark are validated — field for field, JSON
+    # for JSON the same rows (and a hand-made tuple of ids is still turned into a list)
+    import dataclasses
+
+    from judge.tasks.ranking import load_ranking
+    from judge.tasks.rankoptions import RankingOptions
+    from judge.tasks.rankscore import score_queries
+    from metrics.treceval import parse_measures
+
+    items = load_ranking(FIX / "results.test", FIX / "qrels.rel_level", all_queries=all_queries)
+    assert all(i.extra["typed"] is True for i in items)
+    plain = [dataclasses.replace(i, extra={k: v for k, v in i.extra.items() if k != "typed"})
+             for i in items]
+    for measures, gain in (([], "linear"), (["P.5", "recip_rank", "gm_map"], "exponential")):
+        typed, _ = score_queries(items, RankingOptions(), parse_measures(measures), gain)
+        checked, _ = score_queries(plain, RankingOptions(), parse_measures(measures), gain)
+        assert [json.dumps(r.to_row()) for r in typed] == [json.dumps(r.to_row())
+                                                          for r in checked]
+        assert [r.model_fields_set for r in typed] == [r.model_fields_set for r in checked]
+        assert typed[0].ranked is items[0].pred and checked[0].ranked is not plain[0].pred
+    hand = dataclasses.replace(plain[0], pred=tuple(plain[0].pred))
+    row = score_queries([hand], RankingOptions(), [], "linear")[0][0]
+    assert row.ranked == list(plain[0].pred)
