@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from metrics import trecfast
 
 MAX_GRADE = 1000
@@ -33,6 +35,7 @@ holds up to 2^1023."""
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _FIELD = re.compile(r"[^ \t]+")
+_FLOAT = {float}
 
 
 class TrecFormatError(ValueError):
@@ -149,13 +152,33 @@ def ranked(scores: dict[str, float], max_rank: int | None = None) -> list[str]:
     """One query's documents in trec_eval's order (score descending, ties by doc id
     descending), the first ``max_rank`` (None = all).
 
+    Finite float scores (what :func:`read_run_scores` gives) are ordered by numpy's stable
+    argsort, each run of equal scores (``0.0`` equals ``-0.0``) then by doc id; other values
+    by Python's sort on (score, doc id) — the same order, the definition.
+
     Examples:
         >>> ranked({"a": 1.0, "b": 2.0, "c": 1.0})
         ['b', 'c', 'a']
     """
-    order = sorted(scores, key=scores.__getitem__, reverse=True)  # floats: a fast sort
-    if len(set(scores.values())) != len(order):  # a tie: by doc id too
+    docs = list(scores)
+    values = None
+    if docs and set(map(type, scores.values())) <= _FLOAT:
+        values = np.fromiter(scores.values(), dtype=float, count=len(docs))
+    if values is None or not np.isfinite(values).all():
         order = sorted(scores, key=lambda d: (scores[d], d), reverse=True)
+        return order[:max_rank] if max_rank else order
+    idx = np.argsort(-values, kind="stable")
+    order = [docs[i] for i in idx.tolist()]
+    ordered = values[idx]
+    ties = np.flatnonzero(ordered[1:] == ordered[:-1]).tolist()  # i: rank i ties with i + 1
+    start = 0
+    while start < len(ties):  # each run of ties: ranks ties[start] .. ties[end] + 1
+        end = start
+        while end + 1 < len(ties) and ties[end + 1] == ties[end] + 1:
+            end += 1
+        first, last = ties[start], ties[end] + 2
+        order[first:last] = sorted(order[first:last], reverse=True)
+        start = end + 1
     return order[:max_rank] if max_rank else order
 
 

@@ -122,10 +122,13 @@ def test_random_files_are_read_alike_with_and_without_the_fast_path(
 
 
 def test_ranked_is_trec_evals_order_with_and_without_ties() -> None:
-    # score descending, ties by document id descending (trec_eval); -0.0 ties with 0.0
+    # score descending, ties by document id descending (trec_eval); -0.0 ties with 0.0; ints
+    # (2^53 + 1 is no float) and NaN take Python's sort, the definition itself
     rnd = random.Random(7)
+    pools: list[list[Any]] = [[0.0, -0.0, 1.0, 0.5, -2.0], [1, 1.0, 2**53, 2**53 + 1, 0.5],
+                              [rnd.random() for _ in range(50)]]
     for n in range(300):
-        pool = [0.0, -0.0, 1.0, 0.5, -2.0] if n % 2 else [rnd.random() for _ in range(50)]
+        pool = pools[n % 3]
         scores = {f"d{rnd.randrange(10**6)}": rnd.choice(pool) for _ in range(rnd.randint(0, 40))}
         want = sorted(scores, key=lambda d: (scores[d], d), reverse=True)
         assert trec.ranked(scores) == want
