@@ -279,6 +279,12 @@ def test_report_marks_the_checked_items(run: Path, tmp_path: Path,
     d = driver()
     try:
         d.get(page.as_uri())
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        # the page renders its items from its JSON after load: wait for them (a loaded
+        # machine rendered none by the first query), then count
+        WebDriverWait(d, 60).until(
+            lambda drv: len(drv.find_elements(By.CSS_SELECTOR, ".item.checked .badge")) >= 8)
         badges = d.find_elements(By.CSS_SELECTOR, ".item.checked .badge")
         assert len(badges) == 8
         tab = next(b for b in d.find_elements(By.CSS_SELECTOR, ".tab")
