@@ -4,8 +4,6 @@ added to ``calibrate`` by :func:`with_canary_flags` (the pattern of
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,22 +48,10 @@ def with_canary_flags(command: Callable[..., None]) -> Callable[..., None]:
     """Give ``calibrate`` the flags of :data:`CANARY_FLAGS`: the command declares a parameter
     ``canary: dict[str, Any] | None`` and receives them collected in it, with its own ``seed``
     (the pinned subset's and the bootstrap's) and ``bootstrap`` (resamples)."""
-    sig = inspect.signature(command, eval_str=True)
-    own = [p for p in sig.parameters.values() if p.name != "canary"]
-    extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                               annotation=annotation)
-             for name, (annotation, default) in CANARY_FLAGS.items()]
+    from judge.cli.options import with_flag_group
 
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> None:
-        flags = {name: kwargs.pop(name) for name in CANARY_FLAGS}
-        command(**kwargs, canary={**flags, "seed": kwargs.get("seed", 0),
-                                  "bootstrap": kwargs.get("bootstrap", 1000)})
-
-    wrapper.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
-    del wrapper.__wrapped__  # typer must read the signature above
-    return wrapper
+    return with_flag_group(command, "canary", CANARY_FLAGS, lambda flags, own: {
+        **flags, "seed": own.get("seed", 0), "bootstrap": own.get("bootstrap", 1000)})
 
 
 def given_flags(canary: Mapping[str, Any] | None) -> list[str]:

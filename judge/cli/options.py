@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -125,16 +125,29 @@ def with_judge_flags(command: Callable[..., None]) -> Callable[..., None]:
     individual flags instead (``--base-url``, ``--scorer``…), and the command receives them
     collected in that dict, ready for :func:`judge_options`.
     """
+    return with_flag_group(command, "judge_flags", JUDGE_FLAGS, lambda flags, _: flags)
+
+
+def with_flag_group(command: Callable[..., None], param: str,
+                    flags: Mapping[str, tuple[Any, Any]],
+                    collect: Callable[[dict[str, Any], dict[str, Any]], Any],
+                    ) -> Callable[..., None]:
+    """Give a typer command the individual flags of ``flags`` (parameter name → (annotated
+    type, default)) in place of its parameter ``param``, which receives
+    ``collect(the flags' values, the command's other arguments)``.
+
+    Used by :func:`with_judge_flags` and :func:`judge.cli.canaryopts.with_canary_flags`.
+    """
     sig = inspect.signature(command, eval_str=True)
-    own = [p for p in sig.parameters.values() if p.name != "judge_flags"]
+    own = [p for p in sig.parameters.values() if p.name != param]
     extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                annotation=annotation)
-             for name, (annotation, default) in JUDGE_FLAGS.items()]
+             for name, (annotation, default) in flags.items()]
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> None:
-        flags = {name: kwargs.pop(name) for name in JUDGE_FLAGS}
-        command(**kwargs, judge_flags=flags)
+        values = {name: kwargs.pop(name) for name in flags}
+        command(**kwargs, **{param: collect(values, kwargs)})
 
     wrapper.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *extra]}
