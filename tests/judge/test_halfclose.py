@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,6 +130,15 @@ def _judge(first: EofServer, second: EofServer, timeout_s: float = 2.0) -> objec
     return judge
 
 
+def _run(first: EofServer, other: EofServer, pairs: list[tuple[str, str]], tmp_path: Path,
+         ) -> tuple[list[Any], dict[str, Any]]:
+    """Judge ``pairs`` with ``first`` tried first: the verdicts and the pool's stats."""
+    judge = _judge(first, other)
+    ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
+    verdicts = asyncio.run(judge.judge_pairs(pairs, ctx))  # type: ignore[attr-defined]
+    return verdicts, judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+
+
 def test_an_answer_written_at_the_clients_fin_is_taken_and_paid_once(
         tmp_path: Path, other: EofServer) -> None:
     # the server answers only once it sees the client give up: the race at the deadline made
@@ -136,11 +146,8 @@ def test_an_answer_written_at_the_clients_fin_is_taken_and_paid_once(
     # answer went to a closed socket, was paid, and the pair was bought again from the other
     # replica. Now the client half-closes, reads on, and takes it.
     with EofServer("answer") as late:
-        judge = _judge(late, other)
-        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
-        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
-            [("zzhold Alpha", "apple"), ("Beta", "banana")], ctx))
-        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+        verdicts, stats = _run(late, other, [("zzhold Alpha", "apple"), ("Beta", "banana")],
+                               tmp_path)
     assert [v.outcome for v in verdicts] == ["ok", "ok"]
     assert verdicts[0].rationale == "answered at the client's FIN"
     assert late.answered_late == 1
@@ -157,11 +164,7 @@ def test_a_server_that_drops_at_the_fin_has_the_request_moved_unpaid(
     # a server that aborts on disconnect sees the half-close, drops the request and closes;
     # the client sees that close and moves the pair to the other replica: paid once, there
     with EofServer("close") as dropping:
-        judge = _judge(dropping, other)
-        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
-        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
-            [("zzhold Gamma", "grape")], ctx))
-        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+        verdicts, stats = _run(dropping, other, [("zzhold Gamma", "grape")], tmp_path)
     assert verdicts[0].outcome == "ok" and verdicts[0].rationale == "at once"
     assert dropping.dropped == 1 and dropping.answered_late == 0
     assert [b"zzhold Gamma" in body for body in other.requests] == [True]
@@ -175,11 +178,7 @@ def test_an_answer_finished_in_the_linger_is_not_cut_by_the_read_timeout(
     # (0.5 s). Before, the transport's per-read timeout equalled the deadline and fired in
     # the linger, closing the connection both ways: the answer was paid, the pair bought again
     with EofServer("answer", after_eof_s=0.15) as late:
-        judge = _judge(late, other)
-        ctx = JudgeContext(cache=JudgeCache(tmp_path / "cache", "read-write"))
-        verdicts = asyncio.run(judge.judge_pairs(  # type: ignore[attr-defined]
-            [("zzhold Delta", "date")], ctx))
-        stats = judge.endpoint_pool.stats()  # type: ignore[attr-defined]
+        verdicts, stats = _run(late, other, [("zzhold Delta", "date")], tmp_path)
     assert verdicts[0].rationale == "answered at the client's FIN"
     assert not any(HOLD in body for body in other.requests)
     assert stats[late.url]["late_answers"] == 1
