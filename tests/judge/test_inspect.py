@@ -6,27 +6,38 @@ extra."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-pytest.importorskip("inspect_ai", reason="the inspect extra (inspect-ai) is not installed")
-
-from inspect_ai import Task, eval
-from inspect_ai.dataset import Sample
-from inspect_ai.model import (
-    ChatMessageAssistant,
-    ModelOutput,
-    ModelUsage,
-    get_model,
-)
-from inspect_ai.solver import generate
-from inspect_ai.tool import ToolCall
-
 import judge
-from judge.integrations.inspect import function_call, fuzzy_f1, parse_items
+from judge.integrations.scoring import parse_items  # judge.integrations.inspect's own
+
+if importlib.util.find_spec("inspect_ai") is None:
+    pytest.skip("the inspect extra (inspect-ai) is not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def ia() -> SimpleNamespace:
+    """inspect_ai's names, imported by the tests that use them (importing inspect_ai takes
+    about 3 s: at module level, every pytest-xdist worker paid it while collecting)."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageAssistant, ModelOutput, ModelUsage, get_model
+    from inspect_ai.solver import generate
+    from inspect_ai.tool import ToolCall
+
+    from judge.integrations.inspect import function_call, fuzzy_f1
+
+    return SimpleNamespace(function_call=function_call, fuzzy_f1=fuzzy_f1, Task=Task, eval=eval,
+                           Sample=Sample, ModelOutput=ModelOutput,
+                           ChatMessageAssistant=ChatMessageAssistant, ModelUsage=ModelUsage,
+                           get_model=get_model, generate=generate, ToolCall=ToolCall)
+
 
 # prompt → the mock model's answer
 SELECTION = {
@@ -40,18 +51,18 @@ TABLE = [("Report", "Audit trail", 0.2), ("Invoice", "invoice entity", 0.9),
          ("Customer record", "invoice entity", 0.05)]
 
 
-def _model(answers: dict[str, ModelOutput]) -> Any:
-    def answer(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+def _model(ia: SimpleNamespace, answers: dict[str, Any]) -> Any:
+    def answer(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> Any:
         out = answers[messages[-1].text]  # by prompt: independent of the samples' order
         # usage given, so the mock model does not count tokens with tiktoken, whose encoding
         # it would download (no network in tests)
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        out.usage = ia.ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
-    return get_model("mockllm/model", custom_outputs=answer)
+    return ia.get_model("mockllm/model", custom_outputs=answer)
 
 
-def _run(task: Task, answers: dict[str, ModelOutput], log_dir: Path) -> Any:
-    [log] = eval(task, model=_model(answers), log_dir=str(log_dir), display="none",
+def _run(ia: SimpleNamespace, task: Any, answers: dict[str, Any], log_dir: Path) -> Any:
+    [log] = ia.eval(task, model=_model(ia, answers), log_dir=str(log_dir), display="none",
                  log_format="json")
     assert log.status == "success", log.error
     return log
@@ -61,16 +72,16 @@ def _metrics(log: Any) -> dict[str, dict[str, float]]:
     return {s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores}
 
 
-def test_fuzzy_f1_scorer_in_inspect_eval(tmp_path: Path) -> None:
+def test_fuzzy_f1_scorer_in_inspect_eval(ia: SimpleNamespace, tmp_path: Path) -> None:
     table = tmp_path / "scores.jsonl"
     table.write_text("".join(json.dumps({"pred": p, "truth": t, "score": s}) + "\n"
                              for p, t, s in TABLE), encoding="utf-8")
-    samples = [Sample(id=k, input=k, target=gold) for k, (_, gold) in SELECTION.items()]
-    answers = {k: ModelOutput.from_content("mockllm/model", text)
+    samples = [ia.Sample(id=k, input=k, target=gold) for k, (_, gold) in SELECTION.items()]
+    answers = {k: ia.ModelOutput.from_content("mockllm/model", text)
                for k, (text, _) in SELECTION.items()}
-    task = Task(dataset=samples, solver=generate(),
-                scorer=fuzzy_f1(judge=f"table:{table}", tau=0.7, cache_dir=str(tmp_path / "c")))
-    log = _run(task, answers, tmp_path / "logs")
+    task = ia.Task(dataset=samples, solver=ia.generate(),
+                scorer=ia.fuzzy_f1(judge=f"table:{table}", tau=0.7, cache_dir=str(tmp_path / "c")))
+    log = _run(ia, task, answers, tmp_path / "logs")
     per = {s.id: s.scores["simjudge_fuzzy_f1"] for s in log.samples}
     # s1: "User Login" = "user login" exact (TP 1), Report–Audit trail 0.2 ≤ τ: P = R = 1/2
     # s2: Invoice–invoice entity 0.9 and Customer record–customer 0.8 > τ: TP 1.7, P = R = 0.85
@@ -100,27 +111,27 @@ def test_fuzzy_f1_scorer_in_inspect_eval(tmp_path: Path) -> None:
     assert r.summary["metrics"]["macro_precision"] == pytest.approx(m["precision"]["mean"])
 
 
-def _calls(*calls: tuple[str, dict[str, Any]]) -> ModelOutput:
-    message = ChatMessageAssistant(content="", tool_calls=[
-        ToolCall(id=f"c{k}", function=name, arguments=args)
+def _calls(ia: SimpleNamespace, *calls: tuple[str, dict[str, Any]]) -> Any:
+    message = ia.ChatMessageAssistant(content="", tool_calls=[
+        ia.ToolCall(id=f"c{k}", function=name, arguments=args)
         for k, (name, args) in enumerate(calls)])
-    return ModelOutput.from_message(message)
+    return ia.ModelOutput.from_message(message)
 
 
-def test_function_call_scorer_in_inspect_eval(tmp_path: Path) -> None:
+def test_function_call_scorer_in_inspect_eval(ia: SimpleNamespace, tmp_path: Path) -> None:
     weather = {"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}
     alarm = {"name": "set_alarm", "arguments": {"time": "07:00"}}
     cases = {
-        "f1": (_calls(("get_weather", {"city": "Paris", "unit": "celsius"})), [weather]),
-        "f2": (_calls(("get_weather", {"city": "London", "unit": "celsius"})), [weather]),
-        "f3": (ModelOutput.from_content("mockllm/model", json.dumps([alarm])), [alarm]),
-        "f4": (_calls(("set_timer", {"time": "07:00"})), [alarm]),
-        "f5": (ModelOutput.from_content("mockllm/model", "I cannot do that."), [alarm]),
+        "f1": (_calls(ia, ("get_weather", {"city": "Paris", "unit": "celsius"})), [weather]),
+        "f2": (_calls(ia, ("get_weather", {"city": "London", "unit": "celsius"})), [weather]),
+        "f3": (ia.ModelOutput.from_content("mockllm/model", json.dumps([alarm])), [alarm]),
+        "f4": (_calls(ia, ("set_timer", {"time": "07:00"})), [alarm]),
+        "f5": (ia.ModelOutput.from_content("mockllm/model", "I cannot do that."), [alarm]),
     }
-    samples = [Sample(id=k, input=k, target=json.dumps(gold)) for k, (_, gold) in cases.items()]
-    task = Task(dataset=samples, solver=generate(tool_calls="none"),
-                scorer=function_call(cache_dir=str(tmp_path / "c")))
-    log = _run(task, {k: out for k, (out, _) in cases.items()}, tmp_path / "logs")
+    samples = [ia.Sample(id=k, input=k, target=json.dumps(gold)) for k, (_, gold) in cases.items()]
+    task = ia.Task(dataset=samples, solver=ia.generate(tool_calls="none"),
+                scorer=ia.function_call(cache_dir=str(tmp_path / "c")))
+    log = _run(ia, task, {k: out for k, (out, _) in cases.items()}, tmp_path / "logs")
     per = {s.id: s.scores["simjudge_function_call"] for s in log.samples}
     # f1: the gold call exactly (tool call) → correct, name and arguments right
     # f2: right function, city London ≠ Paris → value_mismatch; fn_acc_name 1, fn_acc_all 0
