@@ -71,6 +71,7 @@ from metrics.ranking import (
     read_qrels,
     read_run,
 )
+from metrics.replicates import auc_replicates, counts_per_resample
 from metrics.resampling import bootstrap_indices, percentile_ci, stratified_folds
 from metrics.selection import (
     DEFAULT_TAU,
@@ -126,6 +127,7 @@ __all__ = [
     "TokenScores",
     "aggregate_fuzzy",
     "alt_test",
+    "auc_replicates",
     "average_precision",
     "best_index",
     "best_threshold",
@@ -143,6 +145,7 @@ __all__ = [
     "cohen_kappa",
     "confusion_counts",
     "corpus_bleu",
+    "counts_per_resample",
     "dcg_at_k",
     "effective_judges",
     "err_at_k",

@@ -17,7 +17,7 @@ from judge.calibration.pairmetrics import (
     METRICS,
     metrics_at_tau,
     pair_rows,
-    resampled_at_tau,
+    replicates_at_tau,
     wilson_rates,
 )
 from judge.calibration.scoring import JudgeScores
@@ -91,7 +91,7 @@ def human_row(labels: LabelSet, n_boot: int, seed: int) -> dict[str, Any] | None
     tau, threshold, rule = human_rule(labels)
     rows = pair_rows(js.scores, truth, tau)
     values = metrics_at_tau(rows)
-    ci = bootstrap_cis(metrics_at_tau, rows, n_boot, seed, resample=resampled_at_tau)["ci95"]
+    ci = bootstrap_cis(metrics_at_tau, rows, n_boot, seed, replicates=replicates_at_tau)["ci95"]
     row: dict[str, Any] = {
         "judge": HUMANS, "pairs": len(labels.pairs), "describe": js.describe,
         "pairs_scored": len(rows), "outcomes": {},

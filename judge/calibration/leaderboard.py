@@ -60,7 +60,7 @@ from judge.calibration.pairmetrics import (
     METRICS,
     metrics_at_tau,
     pair_rows,
-    resampled_at_tau,
+    replicates_at_tau,
     wilson_rates,
 )
 from judge.calibration.panelselect import leaderboard_selection
@@ -101,7 +101,7 @@ def _stats(js: JudgeScores, labels: LabelSet, objective: str, n_boot: int, folds
     tau_ci = (rep.get("bootstrap") or {}).get("tau_ci95") or [None, None]
     lo, hi = (finite_or_none(x) for x in tau_ci)
     rows = pair_rows(js.scores, labels, _at(tau))
-    boot = bootstrap_cis(metrics_at_tau, rows, n_boot, seed, resample=resampled_at_tau)
+    boot = bootstrap_cis(metrics_at_tau, rows, n_boot, seed, replicates=replicates_at_tau)
     ci = {m: v for m, v in boot["ci95"].items() if tau is not None or m not in AT_TAU}
     point = metrics_at_tau(rows) if rows and tau is not None else {}
     judged = sum(js.outcomes.values())
@@ -190,7 +190,7 @@ def _table(labels: LabelSet, judges: Sequence[Judge], references: set[str], cach
         b = [r for r in pair_rows(s, labels, _at(row["tau"])) if both[r["index"]]]
         if not a:
             continue
-        paired = paired_bootstrap(metrics_at_tau, a, b, n_boot, seed, resample=resampled_at_tau)
+        paired = paired_bootstrap(metrics_at_tau, a, b, n_boot, seed, replicates=replicates_at_tau)
         diff = {m: d for m, d in paired.items()
                 if m not in AT_TAU or None not in (first["tau"], row["tau"])}
         row["vs_first"] = {"judge": first["judge"], "pairs": len(a), **{

@@ -1,6 +1,7 @@
 """The per-pair statistics of a judge at a fixed τ, shared by the leaderboard's judge rows and
 its ``humans`` row: one row per scored pair (:func:`pair_rows`) and the metric function given to
-the bootstrap (:func:`metrics_at_tau`, and :func:`resampled_at_tau` for its resamples)."""
+the bootstrap (:func:`metrics_at_tau`, and :func:`replicates_at_tau` for all its resamples at
+once)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from numpy.typing import NDArray
 from judge.calibration.labels import LabelSet
 from metrics import (
     Confusion,
+    auc_replicates,
+    counts_per_resample,
     gwet_ac1_from_counts,
     kappa_from_counts,
     mcc_from_counts,
@@ -47,14 +50,33 @@ def metrics_at_tau(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     return _at(s, y, tau)
 
 
-def resampled_at_tau(rows: Sequence[Mapping[str, Any]],
-                     ) -> Callable[[NDArray[np.intp]], dict[str, float]]:
-    """:func:`metrics_at_tau` of a bootstrap resample (item indices into ``rows``), the rows'
-    scores and labels read into arrays once (the bootstrap's ``resample``,
-    :data:`judge.pipeline.uncertainty.Resample`): the same numbers, without rebuilding the
-    arrays from the rows in every replicate."""
+def replicates_at_tau(rows: Sequence[Mapping[str, Any]],
+                      ) -> Callable[[NDArray[np.intp]], dict[str, NDArray[np.float64]]]:
+    """:func:`metrics_at_tau` of many bootstrap resamples at once (the bootstrap's
+    ``replicates``, :data:`judge.pipeline.uncertainty.Replicates`): the rows' scores and labels
+    are read into arrays once, the AUCs of all resamples come from one sort
+    (:func:`metrics.auc_replicates`) and each resample's confusion at τ from counting its
+    draws of each cell (:func:`metrics.counts_per_resample`).
+
+    Returns:
+        ``indices`` (B, M) of row indices → ``{metric: (B,) values}``, metric by metric the
+        numbers :func:`metrics_at_tau` gives for ``[rows[i] for i in indices[b]]`` (NaN where
+        undefined).
+    """
     s, y, tau = _arrays(rows)
-    return lambda idx: _at(s[idx], y[idx], tau)
+    pred = s > tau
+    cell = np.where(pred, np.where(y, 0, 1), np.where(y, 2, 3))  # Confusion's order
+
+    def of(indices: NDArray[np.intp]) -> dict[str, NDArray[np.float64]]:
+        roc, ap = auc_replicates(y, s, indices)
+        out = {"roc_auc": roc, "pr_auc": ap,
+               **{m: np.empty(len(indices)) for m in AT_TAU}}
+        for b, c in enumerate(counts_per_resample(indices, cell, 4).tolist()):
+            for m, v in _at_counts(Confusion(*c)).items():
+                out[m][b] = v
+        return out
+
+    return of
 
 
 def _arrays(rows: Sequence[Mapping[str, Any]]) -> tuple[NDArray[np.float64], NDArray[np.bool_],
@@ -65,11 +87,14 @@ def _arrays(rows: Sequence[Mapping[str, Any]]) -> tuple[NDArray[np.float64], NDA
 
 
 def _at(s: NDArray[np.float64], y: NDArray[np.bool_], tau: float) -> dict[str, float]:
-    c = Confusion.at(s, y, tau)
     two = bool(y.any() and not y.all())
     return {"roc_auc": roc_auc(y, s) if two else math.nan,
-            "pr_auc": pr_auc(y, s) if two else math.nan,
-            "kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1),
+            "pr_auc": pr_auc(y, s) if two else math.nan, **_at_counts(Confusion.at(s, y, tau))}
+
+
+def _at_counts(c: Confusion) -> dict[str, float]:
+    """The metrics at τ of one confusion (:data:`AT_TAU`)."""
+    return {"kappa": kappa_from_counts(*c), "f1": float(scores_from_counts(*c).f1),
             "ac1": gwet_ac1_from_counts(*c), "mcc": mcc_from_counts(*c),
             "tpr": c.tp / (c.tp + c.fn) if c.tp + c.fn else math.nan,
             "tnr": c.tn / (c.tn + c.fp) if c.tn + c.fp else math.nan}

@@ -12,7 +12,8 @@ rows → ``{metric: value}``), so the intervals are of the very numbers the run 
 are the task's typed rows, made once (the run's own, or its re-scored ones); with ``resample``
 (:meth:`judge.tasks.base.Task.resampled`) the task reads what its metrics need from them once
 and each resample indexes that (selection: arrays), else each resample is a list of references
-to the rows. The resampling
+to the rows; with ``replicates`` (:data:`Replicates`) the metrics of all resamples come from one
+call. The resampling
 is the nonparametric percentile bootstrap (Efron & Tibshirani, *An Introduction to the
 Bootstrap*, 1993, ch. 13): :func:`metrics.bootstrap_indices` draws the indices,
 :func:`metrics.percentile_ci` takes the 2.5th and 97.5th percentiles.
@@ -35,6 +36,11 @@ MetricFn = Callable[[Sequence[R]], Mapping[str, float]]
 Resample = Callable[[Sequence[R]], Callable[[NDArray[np.intp]], Mapping[str, float]]]
 """``rows -> (idx -> metric_fn([rows[i] for i in idx]))``, preparing the rows once
 (:meth:`judge.tasks.base.Task.resampled`)."""
+Replicates = Callable[[Sequence[R]],
+                      Callable[[NDArray[np.intp]], Mapping[str, NDArray[np.float64]]]]
+"""``rows -> (indices (B, N) -> {metric: (B,) values})``: the metrics of all B resamples at
+once, metric by metric those of ``metric_fn([rows[i] for i in indices[b]])``
+(:func:`judge.calibration.pairmetrics.replicates_at_tau`)."""
 
 
 def _resampler(metric_fn: MetricFn[R], rows: Sequence[R], resample: Resample[R] | None,
@@ -44,8 +50,23 @@ def _resampler(metric_fn: MetricFn[R], rows: Sequence[R], resample: Resample[R] 
     return lambda idx: metric_fn([rows[i] for i in idx])
 
 
+def _all_resamples(metric_fn: MetricFn[R], rows: Sequence[R], indices: NDArray[np.intp],
+                   resample: Resample[R] | None, replicates: Replicates[R] | None,
+                   ) -> Mapping[str, Sequence[float] | NDArray[np.float64]]:
+    """``{metric: one value per row of indices}``, from ``replicates`` when given."""
+    if replicates is not None:
+        return replicates(rows)(indices)
+    reps: dict[str, list[float]] = {}
+    metrics_of = _resampler(metric_fn, rows, resample)
+    for idx in indices:
+        for k, v in metrics_of(idx).items():
+            reps.setdefault(k, []).append(v)
+    return reps
+
+
 def bootstrap_cis(metric_fn: MetricFn[R], rows: Sequence[R], n_boot: int = 1000,
-                  seed: int = 0, *, resample: Resample[R] | None = None) -> dict[str, Any]:
+                  seed: int = 0, *, resample: Resample[R] | None = None,
+                  replicates: Replicates[R] | None = None) -> dict[str, Any]:
     """95 % percentile bootstrap intervals of each dataset metric (resampling items).
 
     Args:
@@ -55,6 +76,8 @@ def bootstrap_cis(metric_fn: MetricFn[R], rows: Sequence[R], n_boot: int = 1000,
         seed: seed of the resampling (the same seed gives the same intervals).
         resample: the task's prepared resample metrics (:data:`Resample`); None = call
             ``metric_fn`` on each resample's rows.
+        replicates: the metrics of all resamples in one call (:data:`Replicates`); used
+            instead of ``resample`` when given.
 
     Returns:
         ``{"resamples": n, "seed": s, "ci95": {metric: [low, high]}}``; ``resamples`` 0 and no
@@ -62,11 +85,8 @@ def bootstrap_cis(metric_fn: MetricFn[R], rows: Sequence[R], n_boot: int = 1000,
     """
     if n_boot <= 0 or len(rows) < 2:
         return {"resamples": 0, "seed": seed, "ci95": {}}
-    reps: dict[str, list[float]] = {}
-    metrics_of = _resampler(metric_fn, rows, resample)
-    for idx in bootstrap_indices(len(rows), n_boot, seed):
-        for k, v in metrics_of(idx).items():
-            reps.setdefault(k, []).append(v)
+    reps = _all_resamples(metric_fn, rows, bootstrap_indices(len(rows), n_boot, seed), resample,
+                          replicates)
     return {"resamples": n_boot, "seed": seed,
             "ci95": {k: list(percentile_ci(v)) for k, v in reps.items()}}
 
@@ -119,7 +139,7 @@ def joint_tau_cis(rows_at: Callable[[float], Sequence[R]], metric_fn: MetricFn[R
 
 def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequence[R],
                      n_boot: int = 1000, seed: int = 0, *, resample: Resample[R] | None = None,
-                     ) -> dict[str, dict[str, Any]]:
+                     replicates: Replicates[R] | None = None) -> dict[str, dict[str, Any]]:
     """B − A for each metric with a paired 95 % bootstrap interval.
 
     Args:
@@ -127,7 +147,7 @@ def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequen
         rows_a, rows_b: item rows of the two runs, **aligned** (same items in the same order).
         n_boot: resamples, >= 0 (0 = no interval).
         seed: seed of the resampling.
-        resample: as in :func:`bootstrap_cis` (each run's rows prepared once).
+        resample, replicates: as in :func:`bootstrap_cis` (each run's rows prepared once).
 
     Returns:
         metric → ``{"a", "b", "diff", "ci95": [low, high]}`` (``[None, None]`` without
@@ -143,12 +163,11 @@ def paired_bootstrap(metric_fn: MetricFn[R], rows_a: Sequence[R], rows_b: Sequen
     # the metrics both runs hold (a function-call run may leave text overlap out)
     diffs: dict[str, list[float]] = {k: [] for k in base_a if k in base_b}
     if n_boot > 0 and len(rows_a) >= 2:
-        of_a = _resampler(metric_fn, rows_a, resample)
-        of_b = _resampler(metric_fn, rows_b, resample)
-        for idx in bootstrap_indices(len(rows_a), n_boot, seed):
-            ma, mb = of_a(idx), of_b(idx)
-            for k in diffs:
-                diffs[k].append(mb[k] - ma[k])
+        indices = bootstrap_indices(len(rows_a), n_boot, seed)
+        ma = _all_resamples(metric_fn, rows_a, indices, resample, replicates)
+        mb = _all_resamples(metric_fn, rows_b, indices, resample, replicates)
+        for k in diffs:
+            diffs[k] = [float(b) - float(a) for a, b in zip(ma[k], mb[k], strict=True)]
     return {k: {"a": base_a[k], "b": base_b[k], "diff": base_b[k] - base_a[k],
                 "ci95": list(percentile_ci(diffs[k])) if diffs[k] else [None, None]}
             for k in diffs}
