@@ -39,13 +39,16 @@ def _labels(tmp_path: Path) -> Path:
 
 def test_calibrate_reports_a_dead_judge_and_exits_1(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    # the SDK reads its endpoint from OPENAI_BASE_URL: a port nothing listens on
+    # the SDK reads its endpoint from OPENAI_BASE_URL: a port nothing listens on. No retries:
+    # the SDK's backoff (0.4-0.5 s, then 0.75-1 s) on each of the 8 calls made this test 12 s;
+    # the default policy's 2 retries are checked by the next test
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "local-test-not-a-secret")
     monkeypatch.setenv("COLUMNS", "80")
     res = runner.invoke(app, ["calibrate", str(_labels(tmp_path)), "--judge", "openai:m",
                               "--judge", "lexical", "--out", str(tmp_path / "cal"),
-                              "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "50"])
+                              "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "50",
+                              "--max-retries", "0"])
     assert res.exit_code == 1, res.output
     report = json.loads((tmp_path / "cal" / "calibration.json").read_text())
     dead = report["judges"]["openai:m"]
@@ -81,9 +84,13 @@ def test_a_dead_server_is_reported_before_the_table_not_as_a_weak_judge(
     monkeypatch.setenv("OPENAI_API_KEY", "local-test-not-a-secret")
     monkeypatch.setenv("COLUMNS", "80")
     port = closed_port()
+    # the default retry policy (2 SDK retries, said in the message); --stop-after 1 stops the
+    # judge after its first call (the previous test checks the default 8), so the backoff is
+    # paid once, not 8 times: the other 11 pairs are "not attempted", transport_error alike
     res = runner.invoke(app, ["calibrate", str(labels), "--judge", "openai:m", "--base-url",
                               f"http://127.0.0.1:{port}/v1", "--out", str(tmp_path / "cal"),
-                              "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "50"])
+                              "--cache-dir", str(tmp_path / "cache"), "--bootstrap", "50",
+                              "--stop-after", "1"])
     assert res.exit_code == 1, res.output  # some judge calls failed, as eval
     out = res.stdout
     flat = " ".join(out.split())
