@@ -149,7 +149,11 @@ def _pairs(n: int) -> list[tuple[str, str]]:
 
 
 def test_faults_become_outcomes_and_only_successes_are_cached(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    pairs = _pairs(2000)
+    # 400 pairs, 20 % faults spread over 5 kinds: about 16 of each kind, so every kind occurs
+    # (asserted below on the server's log). 2,000 pairs took 14 s here for no other check:
+    # the client and the server share this process, so the time is their CPU per request
+    n = 400
+    pairs = _pairs(n)
     cfg = FakeServerConfig(fault_rate=0.2, timeout_sleep_s=1.0, seed=7)
     srv = FakeOpenAIServer(cfg).start()
     judge = _judge(srv, concurrency=64, timeout_s=0.5, max_retries=2)
@@ -157,8 +161,10 @@ def test_faults_become_outcomes_and_only_successes_are_cached(tmp_path) -> None:
     assert all(v is not None for v in verdicts)  # every pair scored or recorded
     outcomes = {o: sum(v.outcome == o for v in verdicts) for o in
                 ("ok", "parse_error", "transport_error", "refused")}
-    assert sum(outcomes.values()) == 2000
-    assert outcomes["refused"] > 0 and outcomes["parse_error"] > 0 and outcomes["ok"] > 1500
+    assert sum(outcomes.values()) == n
+    # refusals and truncations (8 % of answers) are not retried; 429/500/timeouts are, so
+    # nearly all of those end ok: well over 3 in 4 pairs are ok
+    assert outcomes["refused"] > 0 and outcomes["parse_error"] > 0 and outcomes["ok"] > 0.75 * n
     assert all((v.score is None) == (v.outcome != "ok") for v in verdicts)
     kinds = {r.response for r in srv.log}
     assert {"429", "500", "timeout", "truncated", "refusal", "ok"} <= kinds
@@ -171,7 +177,7 @@ def test_faults_become_outcomes_and_only_successes_are_cached(tmp_path) -> None:
         assert len(srv.log) == len(failed) == ctx2.stats.judge_calls
     finally:
         srv.stop()
-    assert ctx2.stats.cache_hits == 2000 - len(failed)
+    assert ctx2.stats.cache_hits == n - len(failed)
     assert all(v.outcome == "ok" for v in again)
 
 
@@ -221,6 +227,7 @@ def test_sigkill_mid_run_loses_no_completed_call(tmp_path) -> None:  # type: ign
         first = list(srv.log)
         assert 80 <= len(first) < 240 and not (tmp_path / "r1").exists()
         srv.log.clear()
+        srv.config.latency_s = 0.0  # the rerun's pace is not what is tested
         res = run_cli(*cmd[3:], "--out", tmp_path / "r2", cwd=REPO,
                       env={"OPENAI_API_KEY": "sk-local"})  # the rerun: in-process
         assert res.returncode == 0, res.stderr
