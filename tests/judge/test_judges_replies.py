@@ -8,7 +8,8 @@ process) where the behaviour is about the command:
   a score, never cached — pairwise and per item of the batch scorer;
 - malformed HTTP 200 replies (HTML, cut-off JSON, a JSON array, ``message`` a string,
   ``content`` a list, non-numeric ``usage``) are that request's ``transport_error`` with the raw
-  reply kept (capped), in runs of 2,000 pairs that complete with exit status 1;
+  reply kept (capped), in runs that complete with exit status 1 (here a few hundred pairs;
+  ``benchmarks/bench_malformed_replies.py`` runs the same checks on 2,000);
 - failures name their real cause (refused connection, failed name resolution, HTTP 4xx not
   retried, 5xx with the SDK's real retry count);
 - an endpoint failing alike with a fatal error stops early: exactly ``--stop-after`` requests,
@@ -47,7 +48,11 @@ from tests.fake_openai import (
 )
 
 runner = CliRunner()
-N = 2000
+N = 240
+"""Pairs of the malformed-reply runs here: the six (eight for embeddings) bad replies are
+spread over the run as in the 2,000-pair runs of ``benchmarks/bench_malformed_replies.py``,
+which calls the same checks (:func:`check_malformed_chat`, :func:`check_malformed_batch`,
+:func:`check_malformed_embeddings`) with 2,000."""
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -163,8 +168,15 @@ def _bad_pairs(n: int, shapes: tuple[str, ...]) -> tuple[list[tuple[str, str]], 
     return pairs, trig
 
 
-def test_2000_pairs_with_six_malformed_replies_complete_with_exit_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    pairs, shapes = _bad_pairs(N, MALFORMED_SHAPES)
+def test_six_malformed_replies_in_a_run_complete_with_exit_1(tmp_path: Path) -> None:
+    check_malformed_chat(tmp_path, N)
+
+
+def check_malformed_chat(tmp_path: Path, n: int) -> None:
+    """``eval`` of ``n`` pairs, six of which get a malformed HTTP 200 reply (one of each
+    :data:`MALFORMED_SHAPES`): exit 1, exactly those six are transport errors with their raw
+    reply, nothing of theirs cached (a rerun asks exactly them)."""
+    pairs, shapes = _bad_pairs(n, MALFORMED_SHAPES)
     data = _write_items(tmp_path / "d.jsonl", pairs)
     cache = tmp_path / "cache"
     with FakeOpenAIServer(FakeServerConfig(shapes=shapes)) as srv:
@@ -178,16 +190,16 @@ def test_2000_pairs_with_six_malformed_replies_complete_with_exit_1(tmp_path) ->
         asked_again = {r.body["messages"][1]["content"] for r in srv.log}
     assert res.exit_code == 1, res.output
     assert "Traceback" not in res.output
-    assert served == {"ok": N - 6, **{s: 1 for s in MALFORMED_SHAPES}}
+    assert served == {"ok": n - 6, **{s: 1 for s in MALFORMED_SHAPES}}
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["outcomes"] == {"ok": N - 6, "parse_error": 0, "transport_error": 6,
+    assert summary["outcomes"] == {"ok": n - 6, "parse_error": 0, "transport_error": 6,
                                    "refused": 0}
     # the six failed pairs have no score: counted, and the terminal says the metrics are
     # lower bounds (a failure is never a silent 0)
     assert summary["pairs_without_verdict"] == 6
     assert "6 distinct pair(s) have no score" in res.output
     verdicts = _jsonl(tmp_path / "run" / "verdicts.jsonl")
-    assert len(verdicts) == N  # every pair has an outcome
+    assert len(verdicts) == n  # every pair has an outcome
     failed = {v["pred"]: v for v in verdicts if v["outcome"] != "ok"}
     assert set(failed) == set(shapes)  # exactly the six bad pairs
     for pred, shape in shapes.items():
@@ -211,11 +223,18 @@ def test_2000_pairs_with_six_malformed_replies_complete_with_exit_1(tmp_path) ->
     assert len(asked_again) == 6 and all(any(p in c for p in shapes) for c in asked_again)
 
 
-def test_batch_scorer_2000_pairs_with_six_malformed_replies(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # 2,000 predictions against 100 gold names: anchored on the gold names, 20 per request
-    pairs = [(f"{'g' if i % 3 else 'p'}red {i:04d}", f"gold {i % 100:03d}") for i in range(N)]
-    step = N // 6
-    shapes = {pairs[k * step + 7][0]: s for k, s in enumerate(MALFORMED_SHAPES)}
+def test_batch_scorer_six_malformed_replies(tmp_path: Path) -> None:
+    check_malformed_batch(tmp_path, N)
+
+
+def check_malformed_batch(tmp_path: Path, n: int) -> None:
+    """The batch scorer on ``n`` predictions against ``n // 20`` gold names (anchored on the
+    gold names, 20 items a request), six requests answered with a malformed reply: exactly
+    their 6 × 20 pairs fail."""
+    golds = n // 20
+    pairs = [(f"{'g' if i % 3 else 'p'}red {i:04d}", f"gold {i % golds:03d}") for i in range(n)]
+    # prediction k·(golds + 1) is judged against gold name k: six distinct requests
+    shapes = {pairs[k * (golds + 1)][0]: s for k, s in enumerate(MALFORMED_SHAPES)}
     data = _write_items(tmp_path / "d.jsonl", pairs)
     with FakeOpenAIServer(FakeServerConfig(shapes=shapes)) as srv:
         res = _eval(data, tmp_path / "run", tmp_path / "cache", "--judge", "openai:fake-model",
@@ -223,13 +242,13 @@ def test_batch_scorer_2000_pairs_with_six_malformed_replies(tmp_path) -> None:  
         bad_requests = [r.body["messages"][1]["content"] for r in srv.log
                         if r.response in MALFORMED_SHAPES]
     assert res.exit_code == 1, res.output
-    assert len(srv.log) == 100 and len(bad_requests) == 6
+    assert len(srv.log) == golds and len(bad_requests) == 6
     # the pairs whose request got a malformed reply, from what the server saw
     in_bad = {(p, t) for p, t in pairs for c in bad_requests
               if f"\n{p}\n" in c and f"<<<ANCHOR\n{t}\nANCHOR>>>" in c}
     assert len(in_bad) == 6 * 20
     verdicts = _jsonl(tmp_path / "run" / "verdicts.jsonl")
-    assert len(verdicts) == N
+    assert len(verdicts) == n
     failed = {(v["pred"], v["truth"]) for v in verdicts if v["outcome"] != "ok"}
     assert failed == in_bad
     assert all(v["outcome"] == "transport_error" and v["raw"] for v in verdicts
@@ -238,8 +257,15 @@ def test_batch_scorer_2000_pairs_with_six_malformed_replies(tmp_path) -> None:  
     assert all(v["score"] == fake_score(v["pred"], v["truth"]) for v in ok)
 
 
-def test_embeddings_2000_pairs_with_malformed_replies(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    pairs, shapes = _bad_pairs(N, EMBEDDING_SHAPES)
+def test_embeddings_malformed_replies(tmp_path: Path) -> None:
+    check_malformed_embeddings(tmp_path, 2 * N)
+
+
+def check_malformed_embeddings(tmp_path: Path, n: int) -> None:
+    """The embedding judge on ``n`` pairs, eight of whose 64-string requests get a malformed
+    reply (one of each :data:`EMBEDDING_SHAPES`): exactly the pairs with a string in those
+    requests fail, nothing of theirs is cached."""
+    pairs, shapes = _bad_pairs(n, EMBEDDING_SHAPES)
     data = _write_items(tmp_path / "d.jsonl", pairs)
     cache = tmp_path / "cache"
     with FakeOpenAIServer(FakeServerConfig(shapes=shapes)) as srv:
@@ -256,7 +282,7 @@ def test_embeddings_2000_pairs_with_malformed_replies(tmp_path) -> None:  # type
     assert res.exit_code == 1, res.output
     assert {s: served[s] for s in EMBEDDING_SHAPES} == {s: 1 for s in EMBEDDING_SHAPES}
     verdicts = _jsonl(tmp_path / "run" / "verdicts.jsonl")
-    assert len(verdicts) == N
+    assert len(verdicts) == n
     failed = {(v["pred"], v["truth"]) for v in verdicts if v["outcome"] != "ok"}
     assert failed == {(p, t) for p, t in pairs if p in bad_inputs or t in bad_inputs}
     for v in verdicts:
