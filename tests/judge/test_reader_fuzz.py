@@ -43,7 +43,12 @@ from judge.tasks.fcformats import Unparseable
 from judge.tasks.fcoptions import FunctionCallOptions
 from judge.tasks.registry import get_task, task_names
 
-EXAMPLES = 1000
+EXAMPLES = 300
+"""Examples per task. Measured with coverage.py (branch mode) over judge/ and this file:
+300 examples cover exactly the lines and branches of judge/ that 1,000 do (2,872 lines, 397
+branches; every fault kind and record shape of the generators below is drawn), in 30 % of the
+time; 150 miss one branch (a function call that is an object whose ``name`` is no string,
+judge/io.py). Re-measure before lowering it."""
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
 """No shrinking: a failing example is reported as generated (shrinking huge strings and deep
