@@ -187,36 +187,50 @@ def _browser_test_count() -> int:
     return len(re.findall(r"^def test_\w*(?:browser|lazy_rendering)\w*\(", text, re.M))
 
 
-def _run_report_tests(tmp_path: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         "tests/judge/test_runs_report.py", "-k", "browser or lazy_rendering"],
-        capture_output=True, text=True, cwd=REPO, env={**os.environ, **env}, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return proc.stdout
+_SKIP_RUNS = textwrap.dedent("""
+    import importlib, os, sys, pytest
+    hide, empty_bin, marker = sys.argv[1:4]
+    args = ["-q", "-rs", "-p", "no:cacheprovider", "-p", "no:randomly",
+            "tests/judge/test_runs_report.py", "-k", "browser or lazy_rendering"]
+    sys.path.insert(0, hide)  # a selenium that cannot be imported, ahead of the real one
+    first = pytest.main(args)
+    print(marker, flush=True)
+    sys.path.remove(hide)  # the real selenium again, and a PATH without the browser
+    for name in [m for m in sys.modules if m == "selenium" or m.startswith("selenium.")]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+    os.environ["PATH"] = empty_bin
+    second = pytest.main(args)
+    sys.exit(int(first) or int(second))
+""")
 
 
-def test_browser_tests_skip_without_selenium(tmp_path: Path) -> None:
-    # a `selenium` package that cannot be imported, ahead of the real one on sys.path
+def test_browser_tests_skip_without_selenium_and_without_chromium(tmp_path: Path) -> None:
+    # the browser tests of test_runs_report.py run by pytest in a process of its own, first
+    # where selenium cannot be imported, then where neither chromium nor chromedriver is on
+    # PATH: one interpreter runs both sessions (pytest.main twice), so its start-up and the
+    # collection's imports (2-4 s, 15 s under load) are paid once, not twice
     fake = tmp_path / "hide" / "selenium"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text(
         "raise ModuleNotFoundError(\"No module named 'selenium'\", name='selenium')\n")
-    path = os.pathsep.join(p for p in (str(tmp_path / "hide"), os.environ.get("PYTHONPATH"))
-                           if p)
-    out = _run_report_tests(tmp_path, {"PYTHONPATH": path})
+    (tmp_path / "bin").mkdir()  # a PATH with neither chromium nor chromedriver
+    marker = "=== now without chromium ==="
+    proc = subprocess.run(
+        [sys.executable, "-c", _SKIP_RUNS, str(tmp_path / "hide"), str(tmp_path / "bin"),
+         marker], capture_output=True, text=True, cwd=REPO, timeout=600,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    without_selenium, _, without_chromium = proc.stdout.partition(marker)
     n = _browser_test_count()
     assert n >= 5  # escaping, IFPUG, panel, spans, lazy rendering
-    assert re.search(rf"\b{n} skipped\b", out) and "failed" not in out and "error" not in out, \
-        out
-    assert "selenium" in out  # the skip reason names what is missing
-
-
-def test_browser_tests_skip_without_chromium(tmp_path: Path) -> None:
-    (tmp_path / "bin").mkdir()  # a PATH with neither chromium nor chromedriver
-    out = _run_report_tests(tmp_path, {"PATH": str(tmp_path / "bin")})
-    assert re.search(rf"\b{_browser_test_count()} skipped\b", out) and "failed" not in out, out
-    assert "chromium/chromedriver not installed" in out
+    for out in (without_selenium, without_chromium):
+        assert re.search(rf"\b{n} skipped\b", out) and "failed" not in out, proc.stdout
+        assert "error" not in out, proc.stdout
+    # each skip reason names what is missing
+    assert "selenium is not installed" in without_selenium
+    assert "chromium/chromedriver not installed" in without_chromium
 
 
 # ------------------------------------------------------------------------ bounded judges
