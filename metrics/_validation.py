@@ -6,6 +6,7 @@ the offending index, e.g. ``"y_pred[3]: expected a boolean label (True/False or 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -127,7 +128,7 @@ def as_weight_vector(values: Any, other: Sequence[Any] | NDArray[Any], name: str
 def check_zero_division(zero_division: float) -> float:
     """Validate the ``zero_division`` replacement value (0.0, 1.0 or NaN, as in scikit-learn)."""
     z = float(zero_division)
-    if not (np.isnan(z) or z in (0.0, 1.0)):
+    if not (math.isnan(z) or z in (0.0, 1.0)):
         raise ValueError(f"zero_division: expected 0.0, 1.0 or nan, got {zero_division!r}")
     return z
 

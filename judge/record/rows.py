@@ -70,6 +70,12 @@ def _json_names(model: type[BaseModel]) -> dict[str, str]:
     return names
 
 
+@functools.cache
+def _field_keys(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """``(Python name, JSON name)`` of ``model``'s named fields, in the model's order."""
+    return tuple((n, f.alias or n) for n, f in model.model_fields.items())
+
+
 class RunConfig(OpenRow):
     """``config.json``: how the run was made.
 
@@ -166,12 +172,11 @@ class ItemRow(OpenRow):
     def numbers(self) -> dict[str, int | float]:
         """The row's top-level numbers (per-item metrics and counts; booleans are not numbers)
         by JSON name, in the order :meth:`to_row` writes them."""
-        names = {n: (f.alias or n) for n, f in type(self).model_fields.items()}
         out: dict[str, int | float] = {}
-        for n, key in names.items():
-            v = self.__dict__.get(n)
-            if n in self.model_fields_set and isinstance(v, (int, float)) \
-                    and not isinstance(v, bool):
+        given, values = self.model_fields_set, self.__dict__
+        for n, key in _field_keys(type(self)):
+            v = values.get(n)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and n in given:
                 out[key] = v
         for key, v in (self.model_extra or {}).items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
