@@ -93,6 +93,10 @@ log (a file for ``simjudge eval``: :meth:`judge.record.verdictlog.VerdictLog.spo
 verdicts. A chunk is large enough that a remote judge's concurrency window stays full."""
 
 
+LOG_BATCH = 1024
+"""Verdict rows handed to the log at a time (one write each, few rows held)."""
+
+
 @dataclass
 class MatrixBuild:
     """Matrices for a dataset plus the accounting of how they were obtained.
@@ -164,6 +168,7 @@ class _Collect:
             self.log.extend(members)
             members.clear()
             scoped = {"item_id": scope} if scope is not None else {}
+            rows = []
             for pair, v in zip(chunk, got, strict=True):
                 self.judged += 1
                 if v is None or v.outcome != "ok":
@@ -174,7 +179,11 @@ class _Collect:
                 self.lookup[(scope, pair)] = CellVerdict(v.score if ok else None, v.outcome,
                                                          v.judge_id)
                 self.outcomes[v.outcome] += 1
-                self.log.append({**v.model_dump(), **scoped})
+                rows.append({**v.model_dump(), **scoped})
+                if len(rows) >= LOG_BATCH:
+                    self.log.extend(rows)
+                    rows.clear()
+            self.log.extend(rows)
 
 
 async def build_matrices_async(items: Sequence[tuple[Sequence[str], Sequence[str]]],

@@ -87,7 +87,9 @@ def evaluate_judged(items: Sequence[Item], task: Task | str, judge: Judge | None
         # judges stopped early by repeated fatal failures (judge.judges.failures)
         "stopped_early": [s.summary() for s in ctx.early_stops.values() if s.stopped],
         "wall_s": round(time.perf_counter() - t0, 6),
-        **({"probes": probes} if probes else {}), **_logprob_counts(judged.rows()),
+        **({"probes": probes} if probes else {}),
+        # only the rows naming a grade scorer are decoded (a large run's log is on disk)
+        **_logprob_counts(judged.log.rows(containing="grade")),
         **endpoint_summary(judge), **({"batch_api": batches} if batches else {}),
         **_budget_summary(ctx), **cache.storage_summary(),
     }

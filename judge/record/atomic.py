@@ -59,8 +59,15 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+"""What :func:`dumps` without ``indent`` calls: the encoder ``json.dumps`` would build anew on
+every call (a run writes one line per verdict and per item)."""
+
+
 def dumps(obj: Any, indent: int | None = None) -> str:
     """JSON text (UTF-8, non-ASCII kept, NaN allowed as in Python's json)."""
+    if indent is None:
+        return _ENCODER.encode(obj)
     return json.dumps(obj, ensure_ascii=False, indent=indent, default=_json_default)
 
 

@@ -176,22 +176,23 @@ class VerdictLog(Sequence[VerdictRow]):
             ValueError: the log was read from a run directory (it is read-only).
             judge.record.atomic.RunWriteError: the spool's disk refused the write.
         """
+        self.extend((row,))
+
+    def extend(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """:meth:`append` each row; a spool writes them in one call (the same bytes). Raises
+        as :meth:`append`."""
         if self._rows is not None:
-            self._rows.append(VerdictRow.model_validate(row))
+            self._rows.extend(VerdictRow.model_validate(r) for r in rows)
             return
         if self._writer is None:
             raise ValueError("a verdict log read from a run directory is read-only")
         from judge.redact import redact_row
 
-        data = (dumps(redact_row(row, self._redactor)) + "\n").encode("utf-8")
+        lines = [(dumps(redact_row(r, self._redactor)) + "\n").encode("utf-8") for r in rows]
         with self._guard():
-            self._writer.write(data)
-        self._offsets.append(self._offsets[-1] + len(data))
-
-    def extend(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        """:meth:`append` each row."""
-        for r in rows:
-            self.append(r)
+            self._writer.write(b"".join(lines))
+        for line in lines:
+            self._offsets.append(self._offsets[-1] + len(line))
 
     def close(self) -> None:
         """Release the file (a spool's is deleted); the log is empty afterwards."""
@@ -261,15 +262,22 @@ class VerdictLog(Sequence[VerdictRow]):
         for row in self.rows():
             yield _row_model(row)
 
-    def rows(self) -> Iterator[dict[str, Any]]:
+    def rows(self, containing: str | None = None) -> Iterator[dict[str, Any]]:
         """Every row as a plain dict (the fields that were set, named ones and the task's
-        own), in order, read one at a time for a file-backed log."""
+        own), in order, read one at a time for a file-backed log.
+
+        Args:
+            containing: ASCII text a reader needs in some string of the row (e.g. ``"grade"``):
+                a file-backed log skips undecoded the lines without it (JSON keeps ASCII
+                letters as they are); an in-memory log yields every row. None = every row.
+        """
         if self._rows is not None:
             for r in self._rows:
                 yield r.to_row()
             return
+        needle = containing.encode("ascii") if containing is not None else b""
         for line in self._lines():
-            if line.strip():
+            if needle in line and line.strip():
                 yield json.loads(line)
 
     def raw_lines(self) -> Iterator[bytes]:

@@ -49,6 +49,24 @@ def test_spool_round_trips_rows_in_order_and_indexes_them() -> None:
     assert len(log) == 0
 
 
+def test_extend_writes_the_bytes_of_one_append_per_row_and_rows_can_skip_lines() -> None:
+    rows = _rows(40)
+    rows[7]["scorer"] = "openai-grade@v1"
+    one, batch = VerdictLog.spool(), VerdictLog.spool()
+    for r in rows:
+        one.append(r)
+    batch.extend(rows[:25])
+    batch.extend([])
+    batch.extend(rows[25:])
+    assert list(batch.raw_lines()) == list(one.raw_lines())
+    # offsets: each row read on its own is the row at that index
+    assert [batch.row(k) for k in (0, 24, 25, 39)] == [rows[0], rows[24], rows[25], rows[39]]
+    # a file-backed log decodes only the lines holding the text; in memory, every row comes
+    assert list(batch.rows(containing="grade")) == [rows[7]]
+    assert list(batch.rows(containing="because 3")) == [rows[3], *rows[30:40]]
+    assert len(list(VerdictLog.memory(rows).rows(containing="grade"))) == 40
+
+
 def test_spool_redacts_api_keys_before_they_reach_the_disk(
         monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-" + "A1b2C3d4" * 5
