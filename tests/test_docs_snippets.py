@@ -16,10 +16,12 @@ written to NAME first. Pages run in parallel under ``pytest -n``.
 A ``simjudge …`` command — optionally after ``env -u NAME`` and with its stdout sent ``> FILE``
 — runs in this interpreter through the console script's entry point
 (:func:`tests.clirun.run_cli`: its own argv, environment, working folder and streams), and so
-does a Python block (:func:`tests.clirun.run_python`); only what else a block holds (a
-pipeline, a heredoc, ``grep``, ``python -c`` in a pipe) runs in bash. The one place where a
-page's snippets differ from a user's shell is thus the process: what the command prints, its
-exit status and the files it writes are the same.
+does a Python block (:func:`tests.clirun.run_python`); so does the ``simjudge`` command that
+opens a pipeline (``simjudge … | python -c …``: its stdout is the rest's stdin, the rest runs
+in bash, the status is pipefail's). Only what else a block holds (a heredoc, ``grep``, a
+pipeline that does not start with ``simjudge``) runs in bash. The one place where a page's
+snippets differ from a user's shell is thus the process: what the command prints, its exit
+status and the files it writes are the same.
 
 LLM judges talk to the loopback fake OpenAI server (:mod:`tests.fake_openai`): the
 environment sets ``OPENAI_BASE_URL`` to it and dummy keys, and ``http://127.0.0.1:8000/v1`` in
@@ -97,17 +99,46 @@ def snippets(page: Path) -> list[Snippet]:
 @dataclass
 class Command:
     """One command of a block: in-process (``args`` after ``simjudge``, variables to unset,
-    a file for stdout) or, when ``args`` is None, a shell script."""
+    a file for stdout, or a shell pipeline without ``$`` that reads its stdout) or, when
+    ``args`` is None, a shell script."""
 
     text: str
     args: list[str] | None = None
     unset: tuple[str, ...] = ()
     stdout_to: str | None = None
+    pipe_to: str | None = None
+
+
+def _first_pipe(text: str) -> int | None:
+    """The index of ``text``'s first ``|`` outside quotes that is a pipe (not ``||``)."""
+    quote, escaped = "", False
+    for i, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or text[i - 1].isspace()):
+            return None
+        elif ch == "|":
+            return None if text[i + 1:i + 2] == "|" else i
+    return None
 
 
 def parse_command(text: str) -> Command:
     """``text`` as an in-process ``simjudge`` command when it is one (``[env -u NAME …]
-    simjudge ARGS… [> FILE] [# comment]``, no other shell syntax), else as a shell script."""
+    simjudge ARGS… [> FILE] [# comment]``, no other shell syntax, or such a command piped into
+    a shell pipeline that uses no shell variable: ``simjudge ARGS… | REST``), else as a shell
+    script."""
+    bar = _first_pipe(text)
+    if bar is not None and "\n" not in text:
+        head, rest = parse_command(text[:bar]), text[bar + 1:].strip()
+        if head.args is not None and head.stdout_to is None and rest and "$" not in rest:
+            return Command(text, head.args, head.unset, None, rest)
+        return Command(text)
     try:
         tokens = shlex.split(text, comments=True)
     except ValueError:
@@ -171,6 +202,12 @@ class Runner:
             return CliResult([cmd.text], got.returncode, got.stdout, got.stderr)
         env: dict[str, str | None] = {**self.env, **dict.fromkeys(cmd.unset)}
         res = run_cli(*cmd.args, cwd=self.work, env=env, columns=int(self.env["COLUMNS"]))
+        if cmd.pipe_to is not None:  # pipefail: the last non-zero status of the pipeline
+            rest = subprocess.run(["bash", "-o", "pipefail", "-c", cmd.pipe_to], cwd=self.work,
+                                  env={**os.environ, **self.env}, input=res.stdout,
+                                  capture_output=True, text=True, timeout=900)
+            return CliResult([cmd.text], rest.returncode or res.returncode, rest.stdout,
+                             res.stderr + rest.stderr)
         if cmd.stdout_to is not None:
             (self.work / cmd.stdout_to).write_text(res.stdout, encoding="utf-8")
             res.stdout = ""
@@ -283,8 +320,12 @@ def test_commands_in_process_or_in_bash() -> None:
     assert (c.args, c.unset, c.stdout_to) == (["eval", "x.jsonl", "--judge", "a b"],
                                               ("OPENAI_API_KEY",), None)
     assert parse_command("simjudge --show-completion bash > f.bash").stdout_to == "f.bash"
-    for shell in ("simjudge eval a --json | python -c 'x'", "simjudge a && simjudge b",
-                  "grep x f", "simjudge eval $X", "simjudge eval a 2> err"):
+    piped = parse_command("simjudge eval a --json | python -c 'import sys; print(\"|\")' | wc")
+    assert (piped.args, piped.pipe_to) == (["eval", "a", "--json"],
+                                           "python -c 'import sys; print(\"|\")' | wc")
+    for shell in ("grep x f | simjudge eval a", "simjudge a && simjudge b", "simjudge a || b",
+                  "grep x f", "simjudge eval $X", "simjudge eval a 2> err",
+                  "simjudge eval a > f | wc", "simjudge eval $X | wc", "simjudge a | grep $X"):
         assert parse_command(shell).args is None, shell
     body = ("pip install -e . && simjudge eval a\ncat > f <<'EOF'\nsimjudge x | y\nEOF\n"
             "echo hi\n# a comment\nsimjudge runs \\\n  runs\n")
