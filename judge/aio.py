@@ -10,7 +10,8 @@ task, so the task's repr is short whatever the result.
 
 :func:`off_loop` awaits blocking work in a daemon thread, so that a cancelled run (Ctrl-C)
 stops at once instead of when the work ends; :func:`start_off_loop` starts such work before
-the caller awaits it.
+the caller awaits it; :class:`OffLoopStream` runs a sequence of such calls back to back in one
+thread, handing each result to the loop as it comes.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
@@ -93,3 +95,67 @@ async def off_loop(fn: Callable[..., T], *args: Any) -> T:
         What ``fn`` returned; what it raised is raised here.
     """
     return await start_off_loop(fn, *args)
+
+
+class OffLoopStream(Generic[A, T]):
+    """``fn(item)`` for each of ``items``, in order, one after another in one daemon thread
+    that never waits for the event loop between two items (at most ``ahead`` results computed
+    and not yet taken); :meth:`next` awaits the next result. The local encoder runs its batches
+    back to back this way — as a bare loop would — while the loop stores and scores the
+    previous ones (a thread per batch, :func:`start_off_loop`, left the encoder idle while the
+    loop woke up and a new thread was scheduled: 313 times for 10,000 pairs).
+
+    :meth:`stop` (also when the waiter is cancelled: Ctrl-C) ends the thread after the item
+    under way, whose result is dropped; nothing waits for it (as :func:`start_off_loop`).
+
+    Args:
+        fn: a callable safe to run off the event loop's thread.
+        items: its arguments, one call each.
+        ahead: most results computed before the consumer takes them (>= 1).
+
+    Raises:
+        RuntimeError: no running event loop.
+    """
+
+    def __init__(self, fn: Callable[[A], T], items: Sequence[A], ahead: int = 2) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._results: asyncio.Queue[tuple[bool, Any]] = asyncio.Queue()
+        self._room = threading.Semaphore(ahead)
+        self._stopped = threading.Event()
+        self._fn, self._items = fn, list(items)
+        threading.Thread(target=self._work, name="simjudge-encoder", daemon=True).start()
+
+    def _deliver(self, ok: bool, value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the run was stopped
+            self._loop.call_soon_threadsafe(self._results.put_nowait, (ok, value))
+
+    def _work(self) -> None:
+        for item in self._items:
+            self._room.acquire()
+            if self._stopped.is_set():
+                return
+            try:
+                result = self._fn(item)
+            except BaseException as exc:  # handed to the awaiting coroutine
+                self._deliver(False, exc)
+                return
+            self._deliver(True, result)
+
+    async def next(self) -> T:
+        """The next item's result (what ``fn`` raised is raised here; call at most
+        ``len(items)`` times)."""
+        try:
+            ok, value = await self._results.get()
+        except BaseException:
+            self.stop()
+            raise
+        self._room.release()
+        if not ok:
+            self.stop()
+            raise value
+        return cast("T", value)
+
+    def stop(self) -> None:
+        """End the thread after the item under way (idempotent)."""
+        self._stopped.set()
+        self._room.release()  # a thread waiting for room wakes and sees the stop

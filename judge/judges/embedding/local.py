@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from judge.aio import start_off_loop
+from judge.aio import OffLoopStream
 from judge.judges.base import JudgeContext, Pair
 from judge.judges.embedding.cosine import EmbeddingJudge, Vector, batches, cosines
 from judge.judges.embedding.opposites import CAP, default_lexicon, find_opposition
@@ -216,29 +216,27 @@ class LocalJudge(EmbeddingJudge):
 
     async def embed_missing(self, texts: list[str], ctx: JudgeContext,
                             out: dict[str, Vector]) -> None:
-        """Encode the strings the cache did not have, in the batches of :meth:`embed`, each
-        in a worker thread (:func:`judge.aio.start_off_loop`) and stored in the cache as soon
-        as it is done. Each batch starts before the previous one is stored, so storing it
-        (and scoring the pairs it completes: :meth:`judge_pairs`) overlaps the encoder's work
-        (the encoder releases the GIL in numpy for most of its time).
+        """Encode the strings the cache did not have, in the batches of :meth:`embed`, back to
+        back in one worker thread (:class:`judge.aio.OffLoopStream`, at most two batches ahead),
+        each stored in the cache as soon as the event loop takes it. Storing a batch (and
+        scoring the pairs it completes: :meth:`judge_pairs`) overlaps the encoding of the next
+        ones (the encoder releases the GIL in numpy for most of its time), and the encoder
+        never waits for the loop between two batches, as in a bare loop over it.
 
         The event loop stays free meanwhile, so a cancelled run — Ctrl-C, whose first press
         cancels the running task — stops at once, not at the end of all judging (35–61 s on
-        a large file before, issue 27): every finished batch is kept in the cache; the batch
+        a large file before, issue 27): every batch taken is kept in the cache; the batch
         under way is dropped (its thread finishes it unheard, or dies with the process).
         """
         jobs = batches(sorted(texts, key=len), BATCH, BATCH_CHARS)
-        running = start_off_loop(self._encode_batch, jobs[0]) if jobs else None
+        if not jobs:
+            return
+        encoded = OffLoopStream(self._encode_batch, jobs)
         try:
-            for k, batch in enumerate(jobs):
-                assert running is not None
-                emb = await running
-                running = (start_off_loop(self._encode_batch, jobs[k + 1])
-                           if k + 1 < len(jobs) else None)
-                self.store(ctx, batch, list(emb), out)
-        finally:
-            if running is not None:  # stopped early: the batch under way is dropped
-                running.cancel()
+            for batch in jobs:
+                self.store(ctx, batch, list(await encoded.next()), out)
+        finally:  # stopped early: the batch under way is dropped
+            encoded.stop()
 
     def _encode_batch(self, batch: list[str]) -> NDArray[np.float32]:
         """The vectors of one batch (the encoder is used by one thread at a time)."""
