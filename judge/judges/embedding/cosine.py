@@ -185,11 +185,11 @@ class EmbeddingJudge(Judge, abc.ABC):
         """Record freshly embedded vectors: into ``out``, into the cache in one transaction
         (so an interrupted run keeps every finished batch), one judge call and one unit of
         progress per string."""
-        entries = {}
-        for t, v in zip(texts, vectors, strict=True):
-            out[t] = v
-            entries[self.key(t)] = self.encode(v)
-        ctx.cache.set_many(entries, hold=not self.recomputable)
+        out.update(zip(texts, vectors, strict=True))
+        keys = [self.key(t) for t in texts]  # the verdicts' cache_key: made while encoding
+        if ctx.cache.mode == "read-write":  # set_many stores nothing in the other modes
+            ctx.cache.set_many({k: self.encode(v) for k, v in zip(keys, vectors, strict=True)},
+                               hold=not self.recomputable)
         ctx.stats.judge_calls += len(texts)
         ctx.advance(len(texts))
         if self._arrived is not None:
@@ -201,7 +201,8 @@ class EmbeddingJudge(Judge, abc.ABC):
         which scores the pairs they complete): the cached ones at once, then each stored
         batch."""
         out: dict[str, Vector] = {}
-        missing = [t for t in texts if not self.from_cache(t, ctx, out)]
+        missing = (list(texts) if ctx.cache.mode == "off"  # nothing to read: no lookups
+                   else [t for t in texts if not self.from_cache(t, ctx, out)])
         if self._arrived is not None and out:
             self._arrived(list(out), out)
         if missing:
