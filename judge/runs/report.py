@@ -34,6 +34,9 @@ from judge.runs import pagedata
 from judge.runs.audit import pair_key, report_data, verdict_entry
 from judge.runs.mdsafe import md_cell, md_lines, md_text
 
+ITEM_CHUNK = 256
+"""Items of the page data encoded by one JSON call (a large run's items are never one text)."""
+
 
 def _no_nan(x: Any) -> Any:
     if isinstance(x, float) and x != x:
@@ -123,9 +126,9 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
         if key != "items":
             payload.write(_script_json(value))
             continue
-        payload.write("[")  # one item at a time
-        for k, item in enumerate(value):
-            payload.write(("," if k else "") + _script_json(item))
+        payload.write("[")  # ITEM_CHUNK items at a time: "[a,b]"[1:-1] is a's JSON, b's
+        for k in range(0, len(value), ITEM_CHUNK):
+            payload.write(("," if k else "") + _script_json(value[k:k + ITEM_CHUNK])[1:-1])
         payload.write("]")
     mark = f"@@page-data-{uuid.uuid4().hex}@@"
     views = resources.files("judge.runs")
