@@ -96,11 +96,13 @@ def auc_replicates(labels: Any, scores: Any, indices: Any,
     # each pair's code: its distinct score's rank (ascending) and class
     _, group = np.unique(s, return_inverse=True)
     n_groups = int(group.max()) + 1 if len(s) else 1
-    counts = counts_per_resample(indices, 2 * group.ravel() + y, 2 * n_groups)
-    roc, ap = np.empty(len(counts)), np.empty(len(counts))
+    codes = 2 * group.ravel() + y
+    idx = np.asarray(indices)
+    roc, ap = np.empty(len(idx)), np.empty(len(idx))
     step = max(1, _CELLS // n_groups)
-    for lo in range(0, len(counts), step):
-        part = counts[lo:lo + step].reshape(-1, n_groups, 2).astype(np.float64)
+    for lo in range(0, len(idx), step):
+        drawn = counts_per_resample(idx[lo:lo + step], codes, 2 * n_groups)
+        part = drawn.reshape(-1, n_groups, 2).astype(np.float64)
         roc[lo:lo + len(part)], ap[lo:lo + len(part)] = _aucs(part[..., 1], part[..., 0])
     return roc, ap
 
