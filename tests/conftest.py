@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.browser import _chrome_pool, chrome, second_chrome  # noqa: F401 (fixtures)
 from tests.clirun import CliResult, run_cli
 
 # Property tests draw the same examples on every run (a test's own @settings keep this): a

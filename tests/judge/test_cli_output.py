@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
-import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from typer.testing import CliRunner
 
 from judge.cli import app
 from judge.display import compare_summary, eval_summary, print_all
+from tests.browser import open_report
 from tests.clirun import CliResult, run_cli
 from tests.conftest import EXAMPLES, REPO
 
@@ -416,23 +415,6 @@ def test_audit_markdown_and_jsonl_show_content(readme_runs: dict[str, tuple[int,
     assert fc["oa-08"]["pred"][0]["arguments"]["count"] == "3"
 
 
-def _browser() -> Any:
-    pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_bin = shutil.which("chromedriver")
-    if not chromium or not driver_bin:
-        pytest.skip("chromium/chromedriver not installed (.ci/run installs Debian's packages)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--disable-background-networking", "--no-first-run", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    opts.binary_location = chromium
-    return webdriver.Chrome(service=Service(driver_bin), options=opts)
-
-
 JS_ITEMS = """
 return Array.from(document.querySelectorAll('section.item')).map(s => ({
   title: s.querySelector('h3').textContent,
@@ -451,18 +433,13 @@ return {metrics: Object.fromEntries(Array.from(document.querySelectorAll('tr[dat
 
 
 def test_browser_report_shows_content_and_integer_counts(
-        readme_runs: dict[str, tuple[int, str, Path]]) -> None:
+        readme_runs: dict[str, tuple[int, str, Path]], chrome: Any) -> None:
     runs = {k: readme_runs[v][2] for k, v in TASK_RUNS.items()}
-    d = _browser()
     seen: dict[str, Any] = {}
-    try:
-        for task, run in runs.items():
-            d.get((run / "report.html").as_uri())
-            time.sleep(0.3)
-            seen[task] = {"items": d.execute_script(JS_ITEMS), "header": d.execute_script(
-                JS_HEADER)}
-    finally:
-        d.quit()
+    for task, run in runs.items():
+        open_report(chrome, run / "report.html")  # its items and header drawn
+        seen[task] = {"items": chrome.execute_script(JS_ITEMS),
+                      "header": chrome.execute_script(JS_HEADER)}
     h = seen["judgment"]["header"]
     assert {k: h["metrics"][k] for k in ("tp", "tn", "fp", "fn", "f1")} == {
         "tp": "4", "tn": "3", "fp": "2", "fn": "1", "f1": "0.7273"}

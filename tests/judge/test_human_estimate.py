@@ -21,7 +21,7 @@ import pytest
 import judge
 from judge.calibration.labelsdb import LabelsDB
 from metrics import fuzzy_prf, ppi_mean
-from tests.browser import browser  # noqa: F401 (a fixture)
+from tests.browser import open_report, wait
 from tests.clirun import run_cli
 from tests.fake_openai import FakeOpenAIServer
 from tests.review_server import cell_score, item_strings, write_items, write_table
@@ -248,7 +248,7 @@ def test_labels_export_items_round_trips_and_keeps_runs_apart(run: Path,
 
 
 def test_report_marks_the_checked_items(run: Path, tmp_path: Path,
-                                        browser: Any) -> None:  # noqa: F811
+                                        chrome: Any) -> None:
     """estimate's report.html: the 8 checked items marked, each reviewer's matching beside the
     judge's (positions in the item's heatmap), a queue of them; in headless Chromium the
     badges, the queue tab and the human-only/judge-only lists show."""
@@ -274,28 +274,20 @@ def test_report_marks_the_checked_items(run: Path, tmp_path: Path,
                                    "value": k % 4}]
         assert c["judge"] == [[i, i] for i in range(3) if cell_score(k, i, i) > tau]
     assert len(data["queues"]["human_checked"]) == 8
-    from tests.browser import driver
-
-    d = driver()
-    try:
-        d.get(page.as_uri())
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        # the page renders its items from its JSON after load: wait for them (a loaded
-        # machine rendered none by the first query), then count
-        WebDriverWait(d, 60).until(
-            lambda drv: len(drv.find_elements(By.CSS_SELECTOR, ".item.checked .badge")) >= 8)
-        badges = d.find_elements(By.CSS_SELECTOR, ".item.checked .badge")
-        assert len(badges) == 8
-        tab = next(b for b in d.find_elements(By.CSS_SELECTOR, ".tab")
-                   if b.text.startswith("Human-checked items"))
-        assert tab.text == "Human-checked items (8)"
-        row = d.find_element(By.CSS_SELECTOR, "#item-1 .human-check").text
-        preds, truths = item_strings(1)
-        assert f"{preds[0]} ↔ {truths[0]}" in row
-        assert f"judge only: {preds[1]} ↔ {truths[1]} · {preds[2]} ↔ {truths[2]}" in row
-    finally:
-        d.quit()
+    d = chrome
+    # the page renders its items from its JSON after load: wait for them, then count
+    open_report(d, page)
+    wait(d, lambda drv: len(drv.find_elements(By.CSS_SELECTOR, ".item.checked .badge")) >= 8,
+         timeout=60, what="the human-checked badges")
+    badges = d.find_elements(By.CSS_SELECTOR, ".item.checked .badge")
+    assert len(badges) == 8
+    tab = next(b for b in d.find_elements(By.CSS_SELECTOR, ".tab")
+               if b.text.startswith("Human-checked items"))
+    assert tab.text == "Human-checked items (8)"
+    row = d.find_element(By.CSS_SELECTOR, "#item-1 .human-check").text
+    preds, truths = item_strings(1)
+    assert f"{preds[0]} ↔ {truths[0]}" in row
+    assert f"judge only: {preds[1]} ↔ {truths[1]} · {preds[2]} ↔ {truths[2]}" in row
 
 
 def test_function_call_items_are_labelled_correct_or_not(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,7 @@ from judge.errors import InputError
 from judge.record.store import load_run
 from judge.runs.audit import report_data
 from judge.runs.review import blind, with_human_labels
-from tests.browser import browser_binaries as _browser_binaries
-from tests.browser import driver as _driver
+from tests.browser import clean, open_report, show_item
 from tests.conftest import EXAMPLES
 from tests.run_records import selection_record
 
@@ -112,16 +110,14 @@ def test_blind_and_overrides_flags(tmp_path: Path) -> None:
 
 
 def _click_first_cell(d, By, n: int = 0) -> None:  # type: ignore[no-untyped-def]
-    d.execute_script(f"document.getElementById('item-{n}').scrollIntoView()")
-    time.sleep(0.3)
+    """Click item ``n``'s first cell (its handler draws the detail panel at once)."""
+    show_item(d, n)
     cell = d.find_elements(By.CSS_SELECTOR, f'rect.cell[data-item="{n}"]')[0]
     d.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
                      cell)
-    time.sleep(0.2)
 
 
-def test_browser_blind_review_and_provenance(tmp_path: Path) -> None:
-    _browser_binaries()  # skip without chromium/chromedriver
+def test_browser_blind_review_and_provenance(tmp_path: Path, chrome: Any) -> None:
     from selenium.webdriver.common.by import By
 
     res = runner.invoke(app, ["eval", str(EXAMPLES / "glossary_en_zh.jsonl"), "--judge",
@@ -130,26 +126,20 @@ def test_browser_blind_review_and_provenance(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert runner.invoke(app, ["audit", str(tmp_path / "run"), "--blind", "--out",
                                str(tmp_path / "blind.html")]).exit_code == 0
-    d = _driver()
-    try:
-        d.get((tmp_path / "blind.html").as_uri())
-        time.sleep(0.5)
-        assert d.find_element(By.ID, "blind-banner").is_displayed()
-        _click_first_cell(d, By)
-        cell_texts = {t.get_attribute("textContent") for t in d.find_elements(
-            By.CSS_SELECTOR, "#item-0 svg text[text-anchor='middle']")}
-        assert cell_texts == {"?"}  # no score on any cell
-        assert d.find_elements(By.CSS_SELECTOR, ".rationale") == []  # no judge rationale
-        reviewer = d.find_element(By.ID, "reviewer")
-        reviewer.send_keys("ann")
-        d.find_element(By.ID, "ov-note").send_keys("looked it up")
-        d.find_element(By.ID, "ov-match").click()
-        time.sleep(0.2)
-        d.find_element(By.ID, "export-btn").click()
-        time.sleep(0.2)
-        export = d.find_element(By.ID, "export-text").get_attribute("value")
-    finally:
-        d.quit()
+    d = chrome
+    open_report(d, tmp_path / "blind.html")
+    assert d.find_element(By.ID, "blind-banner").is_displayed()
+    _click_first_cell(d, By)
+    cell_texts = {t.get_attribute("textContent") for t in d.find_elements(
+        By.CSS_SELECTOR, "#item-0 svg text[text-anchor='middle']")}
+    assert cell_texts == {"?"}  # no score on any cell
+    assert d.find_elements(By.CSS_SELECTOR, ".rationale") == []  # no judge rationale
+    reviewer = d.find_element(By.ID, "reviewer")
+    reviewer.send_keys("ann")
+    d.find_element(By.ID, "ov-note").send_keys("looked it up")
+    d.find_element(By.ID, "ov-match").click()  # its handler stores and lists the label
+    d.find_element(By.ID, "export-btn").click()
+    export = d.find_element(By.ID, "export-text").get_attribute("value")
     (row,) = [json.loads(x) for x in export.splitlines()]
     assert (row["reviewer"], row["note"], row["blind"], row["label"]) == (
         "ann", "looked it up", True, 1)
@@ -161,17 +151,13 @@ def test_browser_blind_review_and_provenance(tmp_path: Path) -> None:
     n = [it.id for it in load_run(tmp_path / "run").items].index(row["id"])
     assert runner.invoke(app, ["audit", str(tmp_path / "run"), "--overrides", str(labels),
                                "--out", str(tmp_path / "human.html")]).exit_code == 0
-    d = _driver()
-    try:
-        d.get((tmp_path / "human.html").as_uri())
-        time.sleep(0.5)
-        _click_first_cell(d, By, n)
-        marked = d.find_elements(By.CSS_SELECTOR, "rect.cell.human")
-        shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#human-labels li")]
-        scored = {t.get_attribute("textContent") for t in d.find_elements(
-            By.CSS_SELECTOR, f"#item-{n} svg text[text-anchor='middle']")}
-    finally:
-        d.quit()
+    clean(d)  # the re-rendered page as a browser that has not seen the blind one shows it
+    open_report(d, tmp_path / "human.html")
+    _click_first_cell(d, By, n)
+    marked = d.find_elements(By.CSS_SELECTOR, "rect.cell.human")
+    shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#human-labels li")]
+    scored = {t.get_attribute("textContent") for t in d.find_elements(
+        By.CSS_SELECTOR, f"#item-{n} svg text[text-anchor='middle']")}
     assert len(marked) == 1  # the one labelled cell is outlined
     assert len(shown) == 1 and shown[0].startswith("ann: match") and "blind" in shown[0]
     assert "looked it up" in shown[0] and "?" not in scored  # the normal page shows scores

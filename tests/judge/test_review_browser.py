@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.browser import browser, driver  # noqa: F401 (browser: a fixture)
-from tests.cli_runs import CLI, ENV
+from tests.browser import wait
+from tests.clirun import run_cli
 from tests.review_server import cell_score, is_match, start, write_table_run
-
-
-def _wait(d: Any, condition: Any, timeout: float = 20.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = condition(d)
-        if got:
-            return got
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for the page")
 
 
 def _probe(d: Any) -> dict[str, Any]:
@@ -35,11 +23,10 @@ def _probe(d: Any) -> dict[str, Any]:
 
 
 def _pair(d: Any) -> tuple[str, str, str]:
-    """(item id line, prediction, gold) shown now."""
-    from selenium.webdriver.common.by import By
-
-    return (d.find_element(By.ID, "pair-id").text, d.find_element(By.ID, "pred").text,
-            d.find_element(By.ID, "truth").text)
+    """(item id line, prediction, gold) shown now, as rendered (innerText), read in one call."""
+    got = d.execute_script("return ['pair-id', 'pred', 'truth'].map("
+                           "k => document.getElementById(k).innerText);")
+    return got[0], got[1], got[2]
 
 
 def _press(d: Any, key: str) -> None:
@@ -48,30 +35,30 @@ def _press(d: Any, key: str) -> None:
 
     before = _probe(d).get("shown", 0)
     ActionChains(d).send_keys(key).perform()
-    _wait(d, lambda x: _probe(x).get("shown", 0) > before)
+    wait(d, lambda x: _probe(x).get("shown", 0) > before)
 
 
 def _sign_in(d: Any, url: str, name: str) -> None:
     from selenium.webdriver.common.by import By
 
     d.get(url)
-    box = _wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
-    _wait(d, lambda x: box.is_displayed())
+    box = wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
+    wait(d, lambda x: box.is_displayed())
     box.send_keys(name + "\n")
-    _wait(d, lambda x: _probe(x).get("shown", 0) >= 1)
+    wait(d, lambda x: _probe(x).get("shown", 0) >= 1)
 
 
-def test_a_whole_session_in_two_browsers(browser: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_a_whole_session_in_two_browsers(chrome: Any, second_chrome: Any,
+                                         tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
     run, table = write_table_run(tmp_path)
     db = tmp_path / "labels.db"
     s = start([str(run), "--labels", str(db), "--overlap", "0.5", "--seed", "3"], tmp_path)
-    ann_pages = bob_pages = None
+    ann_pages, bob_pages = chrome, second_chrome  # two browsers: storage apart
     ann: dict[tuple[str, str], int] = {}
     bob: dict[tuple[str, str], int] = {}
     try:
-        ann_pages = driver()
         _sign_in(ann_pages, s.url, "ann")
         assert ann_pages.find_element(By.ID, "blind-banner").is_displayed()
         for _ in range(30):
@@ -84,20 +71,19 @@ def test_a_whole_session_in_two_browsers(browser: tuple[str, str], tmp_path: Pat
         assert _pair(ann_pages)[1:] == last
         del ann[last]
         # key press → next pair drawn, by the page's performance.now(): 30 labels + the undo
-        timings = _wait(ann_pages, lambda x: len(t := _probe(x)["timings"]) == 31 and t)
+        timings = wait(ann_pages, lambda x: len(t := _probe(x)["timings"]) == 31 and t)
         assert all(0 < t < 5000 for t in timings)
         # reload: no reviewer question, the same pair (resumed), 29 labels counted
         ann_pages.refresh()
-        _wait(ann_pages, lambda x: _probe(x).get("shown", 0) >= 1)
+        wait(ann_pages, lambda x: _probe(x).get("shown", 0) >= 1)
         assert not ann_pages.find_element(By.ID, "reviewer-dialog").is_displayed()
         assert _pair(ann_pages)[1:] == last
-        _wait(ann_pages, lambda x: "29 of 108 pairs labelled" in x.find_element(
+        wait(ann_pages, lambda x: "29 of 108 pairs labelled" in x.find_element(
             By.ID, "progress").text)
         ann[last] = int(is_match(*last))
         _press(ann_pages, str(ann[last]))
 
         # a second reviewer in a second browser: the overlap pairs ann labelled come first
-        bob_pages = driver()
         _sign_in(bob_pages, s.url, "bob")
         for n in range(8):
             _, pred, truth = _pair(bob_pages)
@@ -106,22 +92,19 @@ def test_a_whole_session_in_two_browsers(browser: tuple[str, str], tmp_path: Pat
             bob[(pred, truth)] = right if n % 4 else 1 - right  # bob disagrees on 2 of 8
             _press(bob_pages, str(bob[(pred, truth)]))
         bob_pages.refresh()
-        _wait(bob_pages, lambda x: _probe(x).get("shown", 0) >= 1)
-        agreement = _wait(bob_pages, lambda x: (t := x.find_element(By.ID, "agreement").text)
+        wait(bob_pages, lambda x: _probe(x).get("shown", 0) >= 1)
+        agreement = wait(bob_pages, lambda x: (t := x.find_element(By.ID, "agreement").text)
                           and "α" in t and t)
         estimate = bob_pages.find_element(By.ID, "estimate").text
         shot = tmp_path / "review.png"
         ann_pages.save_screenshot(str(shot))
     finally:
-        for d in (ann_pages, bob_pages):
-            if d is not None:
-                d.quit()
         s.stop()
 
     # the labels database, exported: exactly the hand labels
     out = tmp_path / "labels.jsonl"
-    subprocess.run([*CLI, "labels", "export", str(db), "-o", str(out)], env=ENV, check=True,
-                   capture_output=True, timeout=120)
+    res = run_cli("labels", "export", db, "-o", out)
+    assert res.returncode == 0, res.stderr
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(rows) == 30
     for r in rows:
@@ -141,9 +124,8 @@ def test_a_whole_session_in_two_browsers(browser: tuple[str, str], tmp_path: Pat
     # calibrate from the database: τ and F1 at τ as scikit-learn computes them on the hand
     # labels (two reviewers who disagree: a tie, so not a match) and the table's scores
     cal = tmp_path / "cal"
-    got = subprocess.run([*CLI, "calibrate", str(db), "--judge", f"table:{table}", "--out",
-                          str(cal), "--bootstrap", "0", "--folds", "2"], env=ENV,
-                         capture_output=True, text=True, timeout=300)
+    got = run_cli("calibrate", db, "--judge", f"table:{table}", "--out", cal, "--bootstrap",
+                  "0", "--folds", "2")
     assert got.returncode == 0, got.stderr
     result = json.loads((cal / "calibration.json").read_text())
     entry = next(iter(result["judges"].values()))
@@ -175,7 +157,7 @@ EVIL = ['<img src=x onerror="window.__pwned=1">', "<script>window.__pwned=2</scr
         "</script><script>window.__pwned=3</script>"]
 
 
-def test_judged_text_is_inert(browser: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_judged_text_is_inert(chrome: Any, tmp_path: Path) -> None:
     """Markup in judged strings and pool fields is shown as text, never run (the review page
     sets every text with textContent; its CSP allows only its own scripts)."""
     from selenium.webdriver.common.by import By
@@ -188,9 +170,8 @@ def test_judged_text_is_inert(browser: tuple[str, str], tmp_path: Path) -> None:
                              + "\n" for k, e in enumerate(EVIL)))
     s = start([str(pool), "--labels", str(tmp_path / "l.db"), "--judge", f"table:{table}",
                "--queue", "all"], tmp_path)
-    d = None
+    d = chrome
     try:
-        d = driver()
         _sign_in(d, s.url, "ann")
         for _ in range(3):
             _, pred, truth = _pair(d)
@@ -200,6 +181,4 @@ def test_judged_text_is_inert(browser: tuple[str, str], tmp_path: Path) -> None:
             assert not d.find_elements(By.CSS_SELECTOR, "#pair-card img, #pair-card script")
             _press(d, "0")
     finally:
-        if d is not None:
-            d.quit()
         s.stop()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,19 +18,9 @@ import pytest
 from judge.calibration.itemevents import current_item_labels
 from judge.calibration.labelsdb import LabelsDB
 from judge.review.items import FIRST_PER_STRATUM, design_order
-from tests.browser import browser, driver  # noqa: F401 (browser: a fixture)
+from tests.browser import wait
 from tests.clirun import run_cli
 from tests.review_server import free_port, is_match, serve_on, stop, write_table_run
-
-
-def _wait(d: Any, condition: Any, timeout: float = 30.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = condition(d)
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for the page")
 
 
 def _probe(d: Any) -> dict[str, Any]:
@@ -68,48 +57,47 @@ def _link_truth(d: Any) -> list[list[int]]:
                 _keys(d, f"{i + 1}{chr(97 + j)}")
                 typed.append([i, j])
     want = json.dumps(typed).replace(" ", "")
-    _wait(d, lambda x: x.execute_script("return document.body.dataset.links;")
-          .replace(" ", "") == want)
+    wait(d, lambda x: x.execute_script("return document.body.dataset.links;")
+         .replace(" ", "") == want)
     return typed
 
 
-def test_ten_items_by_keyboard_then_a_restart_mid_item(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_ten_items_by_keyboard_then_a_restart_mid_item(chrome: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
     proc = _serve(run, db, port)
-    d = driver()
+    d = chrome
     try:
         d.get(f"http://127.0.0.1:{port}/")
-        box = _wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
+        box = wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
         box.send_keys("ann\n")
         seen = []
         for _ in range(10):
-            _wait(d, lambda x: _probe(x).get("shown", 0) >= len(seen) + 1)
+            wait(d, lambda x: _probe(x).get("shown", 0) >= len(seen) + 1)
             item_id, _, _ = _shown(d)
             assert not d.find_elements(By.CSS_SELECTOR, "#preds .judge")  # blind
             _link_truth(d)
             _keys(d, Keys.ENTER)
             seen.append(item_id)
-            _wait(d, lambda x: _probe(x)["submitted"] == len(seen))
+            wait(d, lambda x: _probe(x)["submitted"] == len(seen))
         # the 11th item: links made, then the server goes away before Enter
-        _wait(d, lambda x: _probe(x).get("shown", 0) >= 11)
+        wait(d, lambda x: _probe(x).get("shown", 0) >= 11)
         eleventh, _, _ = _shown(d)
         typed = _link_truth(d)
         stop(proc)
         before = _probe(d)["submitted"]
         _keys(d, Keys.ENTER)  # sent while the server is down: kept, retried
-        _wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
+        wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
         proc = _serve(run, db, port)  # the same labels.db: the same token
-        _wait(d, lambda x: _probe(x)["submitted"] == before + 1)
+        wait(d, lambda x: _probe(x)["submitted"] == before + 1)
         assert not d.find_element(By.ID, "wait-banner").is_displayed()
         assert _probe(d)["errors"] == 0
-        est = _wait(d, lambda x: x.find_elements(By.CSS_SELECTOR, "#estimate tr[data-metric]"))
+        est = wait(d, lambda x: x.find_elements(By.CSS_SELECTOR, "#estimate tr[data-metric]"))
         assert est[0].get_attribute("data-metric") == "micro_f1"
     finally:
-        d.quit()
         stop(proc)
     with LabelsDB(db, create=False) as labels:
         events = labels.item_events()

@@ -7,24 +7,13 @@ The run: 12 selection items of 3×3 strings judged by a ``table:`` judge
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from judge.calibration.labelevents import labelled
 from judge.calibration.labelsdb import LabelsDB
-from tests.browser import browser, driver  # noqa: F401 (browser: a fixture)
+from tests.browser import wait
 from tests.review_server import free_port, is_match, serve_on, stop, write_table_run
-
-
-def _wait(d: Any, condition: Any, timeout: float = 30.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = condition(d)
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for the page")
 
 
 def _probe(d: Any) -> dict[str, Any]:
@@ -43,38 +32,37 @@ def _press(d: Any, key: str) -> None:
     ActionChains(d).send_keys(key).perform()
 
 
-def test_a_label_pressed_during_a_restart_is_kept(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_label_pressed_during_a_restart_is_kept(chrome: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
     proc = serve_on(run, db, port)
-    d = driver()
+    d = chrome
     pressed: list[tuple[str, str, int]] = []
     try:
         d.get(f"http://127.0.0.1:{port}/")
-        _wait(d, lambda x: x.find_element(By.ID, "reviewer-input")).send_keys("ann\n")
+        wait(d, lambda x: x.find_element(By.ID, "reviewer-input")).send_keys("ann\n")
         for n in range(3):
-            _wait(d, lambda x, n=n: _probe(x).get("shown", 0) >= n + 1)
+            wait(d, lambda x, n=n: _probe(x).get("shown", 0) >= n + 1)
             pred, truth = _pair(d)
             pressed.append((pred, truth, int(is_match(pred, truth))))
             _press(d, str(pressed[-1][2]))
-            _wait(d, lambda x, n=n: _probe(x)["labels"] == n + 1)
-        _wait(d, lambda x: _probe(x).get("shown", 0) >= 4)
+            wait(d, lambda x, n=n: _probe(x)["labels"] == n + 1)
+        wait(d, lambda x: _probe(x).get("shown", 0) >= 4)
         pred, truth = _pair(d)
         stop(proc)
         pressed.append((pred, truth, int(is_match(pred, truth))))
         _press(d, str(pressed[-1][2]))  # the server is down: the label waits
-        _wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
+        wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
         _press(d, "1")  # a key pressed meanwhile is refused aloud, not taken nor lost
-        _wait(d, lambda x: "this key was not taken" in x.find_element(By.ID, "message").text)
+        wait(d, lambda x: "this key was not taken" in x.find_element(By.ID, "message").text)
         proc = serve_on(run, db, port)  # the same labels.db: the same token
-        _wait(d, lambda x: _probe(x)["labels"] == 4)
-        _wait(d, lambda x: not x.find_element(By.ID, "wait-banner").is_displayed())
-        _wait(d, lambda x: _probe(x).get("shown", 0) >= 5)  # the session goes on, no reload
+        wait(d, lambda x: _probe(x)["labels"] == 4)
+        wait(d, lambda x: not x.find_element(By.ID, "wait-banner").is_displayed())
+        wait(d, lambda x: _probe(x).get("shown", 0) >= 5)  # the session goes on, no reload
         assert _pair(d) != (pred, truth)
     finally:
-        d.quit()
         stop(proc)
     with LabelsDB(db, create=False) as labels:
         counted = labelled(list(labels.events()))
@@ -87,7 +75,7 @@ ESTIMATE = {"available": True, "tau": 0.62, "low": 0.5, "high": 0.7, "loss": 0.0
             "strata": 16, "min_per_stratum": 8, "minimums_met": True}
 
 
-def test_the_stop_banner_never_flips_silently(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_the_stop_banner_never_flips_silently(chrome: Any, tmp_path: Path) -> None:
     """The page's stop banner, fed a sequence of estimates (what /api/stats returns): once it
     said "you can stop", a later estimate that does not meet the rule replaces it with why —
     the bound that rose, a stratum below its minimum again, no estimate — and it stays until
@@ -97,7 +85,7 @@ def test_the_stop_banner_never_flips_silently(browser: Any, tmp_path: Path) -> N
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
     proc = serve_on(run, db, port)
-    d = driver()
+    d = chrome
 
     def show(**change: Any) -> tuple[str, bool]:
         e = {**ESTIMATE, **change}
@@ -109,8 +97,16 @@ def test_the_stop_banner_never_flips_silently(browser: Any, tmp_path: Path) -> N
 
     try:
         d.get(f"http://127.0.0.1:{port}/")
-        _wait(d, lambda x: x.find_element(By.ID, "reviewer-input")).send_keys("ann\n")
-        _wait(d, lambda x: _probe(x).get("shown", 0) >= 1)
+        wait(d, lambda x: x.find_element(By.ID, "reviewer-input")).send_keys("ann\n")
+        wait(d, lambda x: _probe(x).get("shown", 0) >= 1)
+        # the page's own statistics must not land between the estimates fed below: wait for
+        # the first (/api/stats asked after the first pair; it fills #estimate), and stop its
+        # 15 s refresh (it asks only while the page is visible)
+        wait(d, lambda x: x.execute_script(
+            "return document.getElementById('estimate').childElementCount > 0"),
+            what="the page's first statistics")
+        d.execute_script("Object.defineProperty(document, 'visibilityState', "
+                         "{get: () => 'hidden'})")
         assert show(stop=False, labels=100, loss_upper=0.02)[1] is False
         text, shown = show(stop=True, labels=129, loss_upper=0.008)
         assert shown and text.startswith("Enough labels: ") and "at most 0.0080" in text
@@ -127,5 +123,4 @@ def test_the_stop_banner_never_flips_silently(browser: Any, tmp_path: Path) -> N
                            labels=151, stop=False)
         assert shown and "no longer available: the labels hold one class so far" in text
     finally:
-        d.quit()
         stop(proc)

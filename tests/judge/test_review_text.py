@@ -6,7 +6,6 @@ is said on the page — over HTTP and in headless Chromium."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from judge.calibration.labelsdb import LabelsDB
 from judge.review.bodies import MAX_BODY
 from judge.review.diskfull import DISK_FULL
-from tests.browser import browser, driver  # noqa: F401 (browser: a fixture)
+from tests.browser import wait
 from tests.review_server import fill, in_tmpfs, mount_namespace_reason, start
 
 LONG = ("a" * 45_000, "b" * 45_000)  # unbroken, and together over MAX_BODY
@@ -59,24 +58,14 @@ def test_a_pair_over_the_body_limit_is_labelled_and_skipped(tmp_path: Path) -> N
     assert ("aaa", "skip", None) in _stored(tmp_path / "l.db")
 
 
-def _wait(d: Any, condition: Any, timeout: float = 30.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = condition(d)
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for the page")
-
-
 def _sign_in(d: Any, url: str, name: str) -> None:
     from selenium.webdriver.common.by import By
 
     d.get(url)
-    box = _wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
-    _wait(d, lambda x: box.is_displayed())
+    box = wait(d, lambda x: x.find_element(By.ID, "reviewer-input"))
+    wait(d, lambda x: box.is_displayed())
     box.send_keys(name + "\n")
-    _wait(d, lambda x: x.execute_script("return document.body.dataset.pair;"))
+    wait(d, lambda x: x.execute_script("return document.body.dataset.pair;"))
 
 
 def _press(d: Any, key: str) -> None:
@@ -84,7 +73,7 @@ def _press(d: Any, key: str) -> None:
 
     before = d.execute_script("return window.__simjudgeReview.shown;")
     ActionChains(d).send_keys(key).perform()
-    _wait(d, lambda x: x.execute_script("return window.__simjudgeReview.shown;") > before)
+    wait(d, lambda x: x.execute_script("return window.__simjudgeReview.shown;") > before)
 
 
 def _text(d: Any, css: str) -> str:
@@ -92,14 +81,13 @@ def _text(d: Any, css: str) -> str:
                                 css))
 
 
-def test_long_and_invisible_text_on_the_page(browser: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_long_and_invisible_text_on_the_page(chrome: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
     db = tmp_path / "l.db"
     s = start([*_pool(tmp_path), "--labels", str(db)], tmp_path)
-    d = None
+    d = chrome
     try:
-        d = driver()
         _sign_in(d, s.url, "ann")
         for _ in range(3):
             pred = _text(d, "#pred")
@@ -108,7 +96,7 @@ def test_long_and_invisible_text_on_the_page(browser: tuple[str, str], tmp_path:
                 assert pred == "a" * 2000 + " … 43,000 more characters expand", pred[-60:]
                 assert "c" * 2000 + " … 28,000 more characters expand" in _text(d, "#context")
                 d.find_element(By.CSS_SELECTOR, "#pred button.expand").click()
-                _wait(d, lambda x: _text(x, "#pred") == LONG[0])
+                wait(d, lambda x: _text(x, "#pred") == LONG[0])
                 assert _text(d, "#truth").startswith("b" * 2000 + " … 43,000 more")
                 _press(d, "1")
             elif pred.startswith("abc"):
@@ -124,14 +112,12 @@ def test_long_and_invisible_text_on_the_page(browser: tuple[str, str], tmp_path:
         assert d.execute_script("return document.body.dataset.pair;") == "none"
         assert d.execute_script("return window.__simjudgeReview.errors;") == 0
     finally:
-        if d is not None:
-            d.quit()
         s.stop()
     assert sorted(_stored(db)) == [("a p", "skip", None), ("aaa", "label", 1),
                                    ("abc", "label", 0)]
 
 
-def test_a_full_disk_is_said_on_the_page(browser: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_a_full_disk_is_said_on_the_page(chrome: Any, tmp_path: Path) -> None:
     reason = mount_namespace_reason()
     if reason is not None:
         pytest.skip(reason)
@@ -141,18 +127,15 @@ def test_a_full_disk_is_said_on_the_page(browser: tuple[str, str], tmp_path: Pat
     mnt = tmp_path / "disk"
     s = start([*_pool(tmp_path), "--labels", f"{mnt}/labels.db"], tmp_path,
               prefix=in_tmpfs(mnt, "2m"))
-    d = None
+    d = chrome
     try:
-        d = driver()
         _sign_in(d, s.url, "ann")
         shown = d.execute_script("return document.body.dataset.pair;")
         fill(Path(f"/proc/{s.proc.pid}/root{mnt}/filler"))
         ActionChains(d).send_keys("1").perform()
-        _wait(d, lambda x: x.find_element(By.ID, "message").text == DISK_FULL)
+        wait(d, lambda x: x.find_element(By.ID, "message").text == DISK_FULL)
         assert "error" in d.find_element(By.ID, "message").get_attribute("class")
         assert not d.find_element(By.ID, "wait-banner").is_displayed()  # refused, not retried
         assert d.execute_script("return document.body.dataset.pair;") == shown
     finally:
-        if d is not None:
-            d.quit()
         s.stop()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,8 +27,7 @@ from judge.runs.audit import report_data
 from judge.runs.report import render_html, render_jsonl, render_markdown
 from judge.tasks import registry
 from judge.tasks.base import HeatmapView, Task
-from tests.browser import browser  # noqa: F401 (browser: a fixture)
-from tests.browser import driver as _driver
+from tests.browser import clean, open_report, show_item, wait
 from tests.conftest import EXAMPLES, REPO, shared_file
 from tests.run_records import judgment_record, selection_record, selection_verdicts
 
@@ -94,70 +92,69 @@ def test_ten_thousand_pairs_stay_small(tmp_path) -> None:  # type: ignore[no-unt
     assert size < 1_000_000, size
 
 
-def _browse(report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]
-    d = _driver()
+def _browse(d: Any, report: Path, shot: Path | None = None) -> dict:  # type: ignore[type-arg]
+    """What the audit page ``report`` shows in the browser ``d``: rectangles drawn at load,
+    the heatmap labels of item 0, the rationales of its first two judged cells after a click
+    on each (the first then marked a match, the second no match, each with a note), the
+    exported overrides, and how many items a search for nothing hides."""
     from selenium.webdriver.common.by import By
 
-    try:
-        d.get(report.as_uri())
-        time.sleep(0.5)
-        out: dict = {"rects_at_load": len(d.find_elements(By.CSS_SELECTOR, "rect.cell"))}
-        d.execute_script("document.getElementById('item-0').scrollIntoView()")
-        time.sleep(0.3)
-        out["pwned"] = d.execute_script("return window.__pwned === undefined ? null : 1")
-        labels = [t.get_attribute("textContent")
-                  for t in d.find_elements(By.CSS_SELECTOR, "svg text")]
-        out["labels"] = labels
-        cells = d.find_elements(By.CSS_SELECTOR, 'rect.cell[data-item="0"]')
-        judged = [c for c in cells if c.get_attribute("stroke") != "#1b7f3b"]
-        overrides = []
-        for k, cell in enumerate(judged[:2]):
-            d.execute_script(
-                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", cell)
-            time.sleep(0.2)
-            out.setdefault("rationales", []).append(
-                [r.text for r in d.find_elements(By.CSS_SELECTOR, ".rationale")])
-            note = d.find_element(By.ID, "ov-note")
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", note)
-            note.send_keys(f"checked by hand {k}")
-            button = d.find_element(By.ID, "ov-match" if k == 0 else "ov-nomatch")
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-            button.click()
-            time.sleep(0.1)
-            overrides.append(k)
-        export = d.find_element(By.ID, "export-btn")
-        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", export)
-        export.click()
-        time.sleep(0.2)
-        out["export"] = d.find_element(By.ID, "export-text").get_attribute("value")
-        out["search_hidden"] = d.execute_script(
-            "const s=document.getElementById('search'); s.value='zzz-no-such-item';"
-            "s.dispatchEvent(new Event('input')); return document.querySelectorAll("
-            "'section.item.hidden').length")
-        if shot is not None:
-            d.execute_script("const s=document.getElementById('search'); s.value='';"
-                             "s.dispatchEvent(new Event('input'));"
-                             "document.getElementById('item-0').scrollIntoView()")
-            time.sleep(0.2)
-            d.save_screenshot(str(shot))
-        return out
-    finally:
-        d.quit()
+    open_report(d, report)
+    # the heatmaps near the viewport, drawn once the page has laid itself out
+    out: dict = {"rects_at_load": wait(d, lambda x: len(x.find_elements(By.CSS_SELECTOR,
+                                                                         "rect.cell")))}
+    show_item(d, 0)
+    # read in one call each (a round trip per element costs seconds on a page of 200 items)
+    out["labels"] = d.execute_script(
+        "return [...document.querySelectorAll('svg text')].map(t => t.textContent)")
+    judged = d.execute_script(  # item 0's cells but the exact ones (green outline)
+        "return [...document.querySelectorAll('rect.cell[data-item=\"0\"]')]"
+        ".filter(c => c.getAttribute('stroke') !== '#1b7f3b')")
+    for k, cell in enumerate(judged[:2]):
+        # a click draws the cell's detail at once (the page's handler is synchronous)
+        d.execute_script(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", cell)
+        out.setdefault("rationales", []).append(
+            [r.text for r in d.find_elements(By.CSS_SELECTOR, ".rationale")])
+        note = d.find_element(By.ID, "ov-note")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", note)
+        note.send_keys(f"checked by hand {k}")
+        button = d.find_element(By.ID, "ov-match" if k == 0 else "ov-nomatch")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        wait(d, lambda x, k=k: len(x.find_elements(By.CSS_SELECTOR, "#ov-list li")) == k + 1,
+             what=f"override {k + 1} in the list")
+    export = d.find_element(By.ID, "export-btn")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", export)
+    export.click()
+    out["export"] = d.find_element(By.ID, "export-text").get_attribute("value")
+    out["search_hidden"] = d.execute_script(
+        "const s=document.getElementById('search'); s.value='zzz-no-such-item';"
+        "s.dispatchEvent(new Event('input')); return document.querySelectorAll("
+        "'section.item.hidden').length")
+    # nothing injected ran: not in the heatmaps, nor in the clicked cells' detail panels
+    out["pwned"] = d.execute_script("return window.__pwned === undefined ? null : 1")
+    if shot is not None:
+        d.execute_script("const s=document.getElementById('search'); s.value='';"
+                         "s.dispatchEvent(new Event('input'));")
+        show_item(d, 0)
+        d.save_screenshot(str(shot))
+    return out
 
 
-@pytest.mark.usefixtures("browser")
-def test_browser_escaping(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_browser_escaping(tmp_path: Path, chrome: Any) -> None:
     data = _data(tmp_path, [{"id": "x", "pred": EVIL, "truth": ["script", "image"]}])
     _eval(data, "--id-field", "id", "--judge", "lexical", "--out", tmp_path / "run",
           "--bootstrap", "0")
-    seen = _browse(tmp_path / "run" / "report.html")
+    seen = _browse(chrome, tmp_path / "run" / "report.html")
     assert seen["pwned"] is None  # nothing injected ran
     assert any("<script>window.__pwned" in t for t in seen["labels"])  # shown as text
 
 
-def _overrides_roundtrip(tmp_path: Path, run: Path, data_args: list[str | Path],
+def _overrides_roundtrip(d: Any, tmp_path: Path, run: Path, data_args: list[str | Path],
                          shot: Path | None = None) -> None:
-    seen = _browse(run / "report.html", shot)
+    clean(d)  # a browser that has not seen the page: no overrides kept in its storage
+    seen = _browse(d, run / "report.html", shot)
     assert all(len(r) >= 1 and all(x.strip() for x in r) for r in seen["rationales"])
     assert seen["search_hidden"] > 0
     lines = [json.loads(x) for x in seen["export"].splitlines()]
@@ -178,38 +175,35 @@ def _overrides_roundtrip(tmp_path: Path, run: Path, data_args: list[str | Path],
     assert "field 'label'" not in res.output and "field 'pred'" not in res.output
 
 
-@pytest.mark.usefixtures("browser")
-def test_browser_audit_ifpug_local_run(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_browser_audit_ifpug_local_run(tmp_path: Path, chrome: Any) -> None:
     data = shared_file("ifpug/ilf_runs.jsonl")
     args: list[str | Path] = [data, "--where", "task=ilf_selection", "--pred-field",
                               "final_answer", "--truth-field", "ground_truth", "--id-field",
                               "run,doc_id", "--cache-dir", tmp_path / "c"]
     _eval(*args, "--judge", "local", "--out", tmp_path / "run", "--bootstrap", "100")
     shot = tmp_path / "report.png"  # docs/report.png is taken by scripts/screenshot_report.py
-    _overrides_roundtrip(tmp_path, tmp_path / "run", args, shot)
+    _overrides_roundtrip(chrome, tmp_path, tmp_path / "run", args, shot)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.usefixtures("browser")
-def test_browser_audit_panel_run_shows_every_member(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_browser_audit_panel_run_shows_every_member(tmp_path: Path, chrome: Any) -> None:
     data = EXAMPLES / "glossary_en_zh.jsonl"
     args: list[str | Path] = [data, "--id-field", "id", "--cache-dir", tmp_path / "c"]
     _eval(*args, "--judge", "local", "--judge", "lexical", "--out", tmp_path / "run",
           "--bootstrap", "0")
-    seen = _browse(tmp_path / "run" / "report.html")
+    seen = _browse(chrome, tmp_path / "run" / "report.html")
     # each clicked cell lists local, lexical and the panel's vote
     assert all(len(r) == 3 for r in seen["rationales"])
     assert any("mean vote of 2/2 ok members" in x for r in seen["rationales"] for x in r)
-    _overrides_roundtrip(tmp_path, tmp_path / "run", args)
+    _overrides_roundtrip(chrome, tmp_path, tmp_path / "run", args)
 
 
-@pytest.mark.usefixtures("browser")
-def test_lazy_rendering(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_lazy_rendering(tmp_path: Path, chrome: Any) -> None:
     rows = [{"id": f"i{k:03d}", "pred": [f"p{k} {i}" for i in range(5)],
              "truth": [f"t{k} {j}" for j in range(5)]} for k in range(200)]
     _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
           tmp_path / "run", "--bootstrap", "0")
-    seen = _browse(tmp_path / "run" / "report.html")
+    seen = _browse(chrome, tmp_path / "run" / "report.html")
     assert 0 < seen["rects_at_load"] < 200 * 25  # only items near the viewport are drawn
 
 
@@ -249,8 +243,8 @@ def test_large_page_data_is_embedded_compressed(tmp_path: Path,
     assert report.render_html(record) == packed  # deterministic (no gzip timestamp)
 
 
-@pytest.mark.usefixtures("browser")
-def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 chrome: Any) -> None:
     from judge.runs import pagedata
 
     monkeypatch.setattr(pagedata, "COMPRESS_OVER", 0)  # every page compressed
@@ -258,7 +252,7 @@ def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     _eval(_data(tmp_path, rows), "--id-field", "id", "--judge", "lexical", "--out",
           tmp_path / "run", "--bootstrap", "0")
     assert 'id="data-gz"' in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
-    seen = _browse(tmp_path / "run" / "report.html")
+    seen = _browse(chrome, tmp_path / "run" / "report.html")
     # the page inflated its data: the heatmap's labels, a clicked cell's rationale, export
     text = " ".join(seen["labels"])
     assert all(s in text for s in ("Job Information", "Login", "job info", "Logout")), text
@@ -427,27 +421,19 @@ def test_undefined_statistics_are_null_in_the_page() -> None:
     assert '"macro_f1":null' in html and "NaN" not in html
 
 
-@pytest.mark.usefixtures("browser")
-def test_browser_spans_report_heatmaps_per_type_and_chips(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_browser_spans_report_heatmaps_per_type_and_chips(tmp_path: Path, chrome: Any) -> None:
     """examples/spans_ner.jsonl with the lexical judge (hand derivation in examples/README.md):
     ner-01 has one heatmap per type (LOC, ORG, PER); "New York" matched "New York City" by the
     judge (0.775 > τ) is a hit although its offsets differ, "Obama" (13/21 < τ) is extra."""
     _eval(EXAMPLES / "spans_ner.jsonl", "--task", "spans", "--judge", "lexical", "--out",
           tmp_path / "run", "--bootstrap", "0", "--cache-dir", tmp_path / "c")
-    d = _driver()
     from selenium.webdriver.common.by import By
 
-    try:
-        d.get((tmp_path / "run" / "report.html").as_uri())
-        time.sleep(0.5)
-        d.execute_script("document.getElementById('item-0').scrollIntoView()")
-        time.sleep(0.3)
-        item = d.find_element(By.ID, "item-0")
-        titles = [h.text for h in item.find_elements(By.CSS_SELECTOR, "h4")]
-        chips = {c.text: c.get_attribute("class")
-                 for c in item.find_elements(By.CSS_SELECTOR, ".chip")}
-    finally:
-        d.quit()
+    open_report(chrome, tmp_path / "run" / "report.html")
+    show_item(chrome, 0)
+    item = chrome.find_element(By.ID, "item-0")
+    titles = [h.text for h in item.find_elements(By.CSS_SELECTOR, "h4")]
+    chips = {c.text: c.get_attribute("class") for c in item.find_elements(By.CSS_SELECTOR, ".chip")}
     assert [t for t in titles if t in ("LOC", "ORG", "PER")] == ["LOC", "ORG", "PER"]
     assert "hit" in chips["LOC 'New York' [21, 29)"]
     assert "extra" in chips["PER 'Obama' [7, 12)"]
