@@ -11,15 +11,17 @@ const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined && text !== null) e.textContent = String(text); if (cls) e.className = cls; return e; };
 const fmt = (x, d) => (x === null || x === undefined || Number.isNaN(x)) ? "–" : Number(x).toFixed(d === undefined ? 3 : d);
 const REVIEWER_KEY = "simjudge-review-reviewer";
-const PROBE = window.__simjudgeItems = {submitted: 0, shown: 0, errors: 0};
+const PROBE = window.__simjudgeItems = {submitted: 0, shown: 0, errors: 0, statsErrors: 0};
 Pending.init(CFG, $("wait-banner"));
 let reviewer = "";
 try { reviewer = localStorage.getItem(REVIEWER_KEY) || ""; } catch (e) { reviewer = ""; }
 let item = null, selected = 0, links = new Map(), busy = false;  // links: pred index → gold index
 
-function say(text, isError) {
+// isError: counted in PROBE[counter] (default "errors"; a failed statistics refresh, which the
+// next label redoes, in "statsErrors")
+function say(text, isError, counter) {
   const m = $("message"); m.textContent = text || ""; m.className = "message" + (isError ? " error" : "");
-  if (isError) PROBE.errors++;
+  if (isError) PROBE[counter || "errors"]++;
 }
 $("meta").textContent = [CFG.source, "design " + CFG.design, CFG.items + " items"].join(" · ");
 if (CFG.blind) $("blind-banner").classList.remove("hidden");
@@ -94,7 +96,7 @@ let statsBusy = null;
 function refreshStats() {
   if (statsBusy) return statsBusy;
   statsBusy = Pending.api("GET", "/api/items/stats").then(s => { drawProgress(s.progress); drawEstimate(s.estimate); })
-    .catch(err => say("estimate: " + err.message, true)).finally(() => { statsBusy = null; });
+    .catch(err => say("estimate: " + err.message, true, "statsErrors")).finally(() => { statsBusy = null; });
   return statsBusy;
 }
 
