@@ -1,25 +1,38 @@
 """Helpers for the ``simjudge review`` tests: a selection run whose scores are known (a
-``table:`` judge, made in-process), the server started as a real subprocess (``simjudge review``
-serves until SIGTERM: its signal handling and its one URL line are part of what is tested), and
-plain HTTP calls to it."""
+``table:`` judge, made in-process), the server started, and plain HTTP calls to it.
+
+The server runs in this interpreter by default: ``judge.cli.main(["review", …])`` in a daemon
+thread under a :class:`~judge.review.launch.ServeControl` (the URL handed over instead of
+printed, stopped without a signal), the command line the tests give unchanged. A test whose
+subject is the process — SIGTERM and SIGKILL, the one URL line on stdout, the lock a killed
+process drops, a private mount namespace, relative paths against its own working folder —
+starts a real ``simjudge review`` subprocess (``process=True``, or a ``prefix``) and says why in
+its docstring."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import itertools
 import json
 import re
 import shlex
 import shutil
 import subprocess
+import sys
+import threading
 import time
+import traceback
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judge.review.launch import SERVE_CONTROL, ServeControl
 from tests.cli_runs import CLI, ENV
-from tests.clirun import run_cli
+from tests.clirun import CliResult, run_cli
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
 
@@ -80,13 +93,105 @@ def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
     return run, table
 
 
+@contextlib.contextmanager
+def _captured() -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    """sys.stdout and sys.stderr replaced by in-memory UTF-8 text streams (as
+    :func:`tests.clirun.run_cli` does), restored on exit; yields their buffers."""
+    out, err = io.BytesIO(), io.BytesIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace",
+                                  write_through=True)
+    wrappers = sys.stdout, sys.stderr
+    try:
+        yield out, err
+    finally:
+        sys.stdout, sys.stderr = saved
+        for stream in wrappers:  # keep the buffers readable: a wrapper closes its buffer when freed
+            with contextlib.suppress(ValueError):
+                stream.flush()
+                stream.detach()
+
+
+class InProcess:
+    """``simjudge ARGV`` (a ``review`` command) run by :func:`judge.cli.main` in a daemon thread
+    of this interpreter, under a :class:`~judge.review.launch.ServeControl` set in that
+    thread's context: the URL comes to :attr:`url` instead of stdout, :meth:`stop` ends the
+    server as SIGTERM would (database closed, lock released).
+
+    Attributes:
+        url: the URL once the server listens (None before, or when it never did).
+        returncode: the exit status once the command ended (0–255: ``SystemExit``'s code as a
+            process would exit with it; 1 with the traceback on :attr:`stderr` for an
+            uncaught exception), None while it runs.
+        stdout, stderr: what the command printed until it listened or ended (the standard
+            streams are the process's: after that, what the server prints goes wherever
+            they point then — nothing, unless a request fails).
+    """
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.url: str | None = None
+        self.returncode: int | None = None
+        self.stdout = self.stderr = ""
+        self._settled = threading.Event()  # listening, or ended
+        self._control = ServeControl(self._listening)
+        self._thread = threading.Thread(target=self._run, name="simjudge review", daemon=True)
+
+    def _listening(self, url: str) -> None:
+        self.url = url
+        self._settled.set()
+
+    def _run(self) -> None:
+        from judge.cli import main
+
+        SERVE_CONTROL.set(self._control)  # this thread's context: main → serve sees it
+        code = 1
+        try:
+            main(self.argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code & 0xFF if isinstance(exc.code, int) else 0 if exc.code is None else 1
+            if not isinstance(exc.code, (int, type(None))):
+                print(exc.code, file=sys.stderr)
+        except BaseException:  # what a process prints before it exits 1
+            traceback.print_exc()
+        finally:
+            self.returncode = code
+            self._settled.set()
+
+    def begin(self, timeout: float) -> None:
+        """Start the command and return once it listens or has ended, or after ``timeout``
+        seconds (then it is stopped); meanwhile this thread waits and the standard streams
+        hold what the command prints (:attr:`stdout`, :attr:`stderr`)."""
+        with _captured() as (out, err):
+            self._thread.start()
+            settled = self._settled.wait(timeout)
+        self.stdout = out.getvalue().decode("utf-8", "replace")
+        self.stderr = err.getvalue().decode("utf-8", "replace")
+        if not settled:
+            self.stop(check=False)
+
+    def stop(self, timeout: float = 30.0, check: bool = True) -> None:
+        """Stop the server and wait (at most ``timeout`` s) for the command to end; with
+        ``check``, a command that does not end or ends with a status other than 0 fails the
+        test (AssertionError)."""
+        self._control.stop()
+        self._thread.join(timeout)
+        if check:
+            assert not self._thread.is_alive(), f"simjudge {shlex.join(self.argv)} did not stop"
+            assert self.returncode == 0, (self.returncode, self.stderr)
+
+
 @dataclass
 class Server:
-    """A running ``simjudge review`` subprocess."""
+    """A running ``simjudge review``: in this interpreter (``command``, an :class:`InProcess`;
+    ``proc`` None) or a real subprocess (``proc``)."""
 
-    proc: subprocess.Popen[str]
+    proc: subprocess.Popen[str] | None
     url: str
     token: str
+    command: InProcess | None = None
 
     def call(self, method: str, path: str, body: Any = None, token: bool = True,
              headers: dict[str, str] | None = None, raw: bytes | None = None,
@@ -123,8 +228,11 @@ class Server:
                                         "note": note})
 
     def stop(self) -> None:
-        """Terminate the server (SIGTERM, then SIGKILL)."""
-        if self.proc.poll() is None:
+        """Stop the server: in-process through its control (it must end, status 0); a
+        subprocess by SIGTERM (then SIGKILL after 10 s)."""
+        if self.command is not None:
+            self.command.stop()
+        elif self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(10)
@@ -133,11 +241,51 @@ class Server:
                 self.proc.wait(10)
 
 
+def _token(url: str) -> str:
+    """The review token, read from the configuration of the page at ``url``."""
+    with _OPENER.open(url, timeout=30) as r:
+        page = r.read().decode()
+    return str(json.loads(re.search(r'id="config">(.*?)</script>', page, re.S)  # type: ignore[union-attr]
+                          .group(1))["token"])
+
+
+def _in_process(argv: list[str], timeout: float) -> Server:
+    """``simjudge ARGV`` served in this interpreter (:class:`InProcess`), once it listens."""
+    command = InProcess(argv)
+    command.begin(timeout)
+    if command.url is None:
+        raise AssertionError(f"simjudge {shlex.join(argv)} printed no URL (exit status "
+                             f"{command.returncode}): {command.stderr}")
+    return Server(None, command.url.split("?")[0], _token(command.url), command)
+
+
 def start(args: list[str], cwd: Path, timeout: float = 120.0, prefix: list[str] | None = None,
-          ) -> Server:
-    """Start ``simjudge review ARGS --port 0`` (run by ``PREFIX… 'COMMAND'`` when given: a
-    shell script's last word) and wait for the URL it prints; the token is read from the page's
-    configuration."""
+          process: bool = False) -> Server:
+    """Start ``simjudge review ARGS --port 0`` and return once it listens; the token is read
+    from the page's configuration.
+
+    By default the server runs in this interpreter (:class:`InProcess`): it shares this
+    process's working folder, so SOURCE and ``--labels`` must be absolute paths
+    (AssertionError otherwise) and ``cwd`` is not used. With ``process=True``, or a
+    ``prefix`` (``PREFIX… 'COMMAND'``: a shell script's last word, e.g. :func:`in_tmpfs`), it
+    is a real subprocess in ``cwd``, waited for by the URL line it prints on stdout.
+
+    Raises:
+        AssertionError: the command ended, or printed no URL within ``timeout`` seconds (with
+            its exit status and stderr).
+    """
+    if process or prefix is not None:
+        return _subprocess(args, cwd, timeout, prefix)
+    paths = [args[0]] + [v for k, v in itertools.pairwise(args) if k == "--labels"]
+    assert all(Path(p).is_absolute() for p in paths), (
+        f"an in-process server shares this process's working folder: give absolute paths "
+        f"(or process=True), not {paths}")
+    return _in_process(["review", *args, "--port", "0"], timeout)
+
+
+def _subprocess(args: list[str], cwd: Path, timeout: float, prefix: list[str] | None
+                ) -> Server:
+    """``simjudge review ARGS --port 0`` as a real subprocess (see :func:`start`)."""
     command = [*CLI, "review", *args, "--port", "0"]
     if prefix is not None:
         command = [*prefix[:-1], prefix[-1] + " exec " + shlex.join(command)]
@@ -158,11 +306,22 @@ def start(args: list[str], cwd: Path, timeout: float = 120.0, prefix: list[str] 
         proc.kill()
         err = proc.stderr.read() if proc.stderr else ""
         raise AssertionError(f"simjudge review printed no URL: {err}")
-    base = url.split("?")[0]
-    with _OPENER.open(url, timeout=30) as r:
-        page = r.read().decode()
-    token = json.loads(re.search(r'id="config">(.*?)</script>', page, re.S).group(1))["token"]  # type: ignore[union-attr]
-    return Server(proc, base, token)
+    return Server(proc, url.split("?")[0], _token(url))
+
+
+def review_exits(*args: str, timeout: float = 120.0) -> CliResult:
+    """``simjudge review ARGS`` expected to end by itself before serving (refused input), run
+    in this interpreter (:class:`InProcess`): its exit status and what it printed. One that
+    serves instead is stopped and reported as status 0 with its URL on stdout, so the test's
+    check of the status fails; one still running after ``timeout`` s is stopped, status None
+    (-1 here)."""
+    command = InProcess(["review", *args])
+    command.begin(timeout)
+    if command.url is not None:
+        command.stop(check=False)
+        return CliResult(command.argv, 0, command.stdout + command.url + "\n", command.stderr)
+    code = -1 if command.returncode is None else command.returncode
+    return CliResult(command.argv, code, command.stdout, command.stderr)
 
 
 def free_port() -> int:
@@ -176,24 +335,17 @@ def free_port() -> int:
     return port
 
 
-def serve_on(run: Path, db: Path, port: int, *more: str) -> subprocess.Popen[str]:
+def serve_on(run: Path, db: Path, port: int, *more: str) -> Server:
     """``simjudge review RUN --labels DB --port PORT MORE…`` on a fixed port (a restart must
-    keep the page's URL); returns once it listens."""
-    proc = subprocess.Popen([*CLI, "review", str(run), "--labels", str(db), "--port",
-                             str(port), *more], env=ENV, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = ""
-    while "http://" not in line:
-        line = proc.stdout.readline()
-        assert line or proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-    return proc
+    keep the page's URL), in this interpreter (paths absolute); returns once it listens."""
+    assert run.is_absolute() and db.is_absolute(), (run, db)
+    return _in_process(["review", str(run), "--labels", str(db), "--port", str(port), *more],
+                       120.0)
 
 
-def stop(proc: subprocess.Popen[str]) -> None:
-    """Stop a server started by :func:`serve_on` (SIGTERM) and wait for it."""
-    proc.terminate()
-    proc.wait(10)
+def stop(server: Server) -> None:
+    """Stop a server started by :func:`serve_on` (:meth:`Server.stop`) and wait for it."""
+    server.stop()
 
 
 def mount_namespace_reason() -> str | None:

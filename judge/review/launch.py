@@ -1,6 +1,7 @@
 """Starting a review: the population read (and a pool scored) before anything is served, the
 address bound before anything is created, then the aiohttp server run until Ctrl-C or SIGTERM,
-printing its URL once it listens."""
+printing its URL once it listens — or, under a :class:`ServeControl`, in any thread until the
+control stops it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import contextlib
 import os
 import signal
 import socket
+import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,64 @@ from judge.errors import InputError
 from judge.review.items import ItemSession
 from judge.review.population import Population
 from judge.review.session import ReviewSession
+
+
+class ServeControl:
+    """How :func:`serve` runs off the main thread and is stopped from another (an application
+    that embeds the review server, the test suite running it in-process).
+
+    Set it in the serving thread's context before :func:`serve` is called
+    (``SERVE_CONTROL.set(control)`` in that thread, or ``contextvars.copy_context().run``):
+    typer runs a command in the calling thread, so ``judge.cli.main(["review", …])`` called
+    there reaches :func:`serve` with it. Under a control :func:`serve`
+
+    - installs no SIGTERM handler (``loop.add_signal_handler`` works in the main thread only:
+      elsewhere it raises RuntimeError or ValueError);
+    - passes the URL to ``on_url`` instead of printing it (stdout is the whole process's;
+      the lines ``say`` writes are the caller's: the command's go to stdout, before the URL);
+    - returns once :meth:`stop` is called, having closed the database and released the lock
+      (:mod:`judge.review.dblock`) exactly as on SIGTERM; a stop asked before the server
+      listens stops it as soon as it does (``on_url`` is still called).
+
+    Without one (the ``simjudge review`` command) nothing of this changes. One control serves
+    one :func:`serve` call.
+
+    Args:
+        on_url: called once, in the serving thread, with the URL (``str``, the token included
+            off loopback) once the server listens; what it raises ends :func:`serve`.
+    """
+
+    def __init__(self, on_url: Callable[[str], None]) -> None:
+        self.on_url = on_url
+        self._guard = threading.Lock()
+        self._stopping = False
+        self._wake: Callable[[], object] | None = None
+
+    def stop(self) -> None:
+        """Ask the server to stop; from any thread, at any time, any number of times (after
+        the server has ended it does nothing)."""
+        with self._guard:
+            self._stopping = True
+            if self._wake is not None:
+                self._wake()
+
+    def _attach(self, loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+        """Let :meth:`stop` set ``stop`` in ``loop`` (set at once if it was already asked)."""
+        with self._guard:
+            self._wake = lambda: loop.call_soon_threadsafe(stop.set)
+            if self._stopping:
+                stop.set()
+
+    def _detach(self) -> None:
+        """The loop is ending: :meth:`stop` no longer reaches it."""
+        with self._guard:
+            self._wake = None
+
+
+SERVE_CONTROL: ContextVar[ServeControl | None] = ContextVar("simjudge_serve_control",
+                                                            default=None)
+"""The :class:`ServeControl` of the :func:`serve` call made in this context (None: the
+command's own behaviour, signals and stdout)."""
 
 
 def load_population(kind: str, path: Path, blind: bool, judge: Any, cache_dir: Path | None,
@@ -116,8 +177,10 @@ def serve(open_session: Callable[[], ReviewSession | ItemSession], host: str, po
     """Serve the session ``open_session`` opens (pairs, or items: ``--items``) on
     ``host:port`` (0 = a free port) until Ctrl-C or SIGTERM; prints the URL (with the token
     when ``host`` is not loopback) as one line on stdout once listening, and closes the
-    database at the end. The token is the labels database's
-    (:meth:`judge.calibration.labelsdb.LabelsDB.review_token`): a restart keeps it.
+    database at the end. Under a :class:`ServeControl` (:data:`SERVE_CONTROL`, in any thread)
+    the URL goes to its ``on_url`` instead and the server stops when the control says. The
+    token is the labels database's (:meth:`judge.calibration.labelsdb.LabelsDB.review_token`):
+    a restart keeps it.
 
     The address is bound first, then the disk's room checked (:func:`judge.review.diskfull.
     check_room`) and the database locked (:mod:`judge.review.dblock`: one server per
@@ -144,7 +207,8 @@ def serve(open_session: Callable[[], ReviewSession | ItemSession], host: str, po
             lock.release()
         raise
     try:
-        asyncio.run(_main(session, socks, host, open_browser, labels, say))
+        asyncio.run(_main(session, socks, host, open_browser, labels, say,
+                          SERVE_CONTROL.get()))
     except KeyboardInterrupt:
         say(f"stopped; every label is in {labels}")
     finally:
@@ -153,8 +217,10 @@ def serve(open_session: Callable[[], ReviewSession | ItemSession], host: str, po
 
 
 async def _main(session: ReviewSession | ItemSession, socks: list[socket.socket], host: str,
-                open_browser: bool, labels: Path, say: Callable[[str], None]) -> None:
-    """Serve on the bound ``socks`` until SIGTERM (see :func:`serve`)."""
+                open_browser: bool, labels: Path, say: Callable[[str], None],
+                control: ServeControl | None) -> None:
+    """Serve on the bound ``socks`` until SIGTERM, or until ``control`` stops it (see
+    :func:`serve`)."""
     from aiohttp import web
 
     from judge.review.server import is_loopback, make_app
@@ -187,19 +253,31 @@ async def _main(session: ReviewSession | ItemSession, socks: list[socket.socket]
     say(f"simjudge review: {config['source']}: {what}, {progress['labelled']} labelled; "
         f"labels in {labels}"
         + ("; blind" if config["blind"] else "; NOT blind: judge outputs are shown"))
-    print(url, flush=True)  # the one line a script waits for (token included off loopback)
+    if control is None:
+        print(url, flush=True)  # the one line a script waits for (token included off loopback)
+    else:
+        try:
+            control.on_url(url)
+        except BaseException:
+            await runner.cleanup()
+            raise
     if open_browser:
         import webbrowser
 
         webbrowser.open(url)
     stop = asyncio.Event()
-    # SIGTERM stops the server cleanly; Windows' event loop takes no signal handlers (the
-    # server then stops on Ctrl-C only), which is what NotImplementedError says there
-    with contextlib.suppress(NotImplementedError):
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    if control is not None:
+        control._attach(asyncio.get_running_loop(), stop)
+    else:
+        # SIGTERM stops the server cleanly; Windows' event loop takes no signal handlers (the
+        # server then stops on Ctrl-C only), which is what NotImplementedError says there
+        with contextlib.suppress(NotImplementedError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
         await stop.wait()
     finally:
+        if control is not None:
+            control._detach()
         await runner.cleanup()
 
 

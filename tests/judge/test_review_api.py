@@ -1,6 +1,7 @@
-"""``simjudge review``'s server as a real subprocess: bad input stores nothing, tokens, blind
-payloads, a ``kill -9`` loses no acknowledged label, live Krippendorff's α against the
-``krippendorff`` package, queues, pools and the command line's own checks."""
+"""``simjudge review``'s server: bad input stores nothing, tokens, blind payloads, a ``kill -9``
+loses no acknowledged label, live Krippendorff's α against the ``krippendorff`` package,
+queues, pools and the command line's own checks. The servers run in this interpreter
+(tests/review_server.py), but for the ``kill -9`` one: a real subprocess."""
 
 from __future__ import annotations
 
@@ -121,9 +122,11 @@ def test_blind_payload_holds_no_judge_output(table_run: tuple[Path, Path],
 
 def test_kill_9_loses_no_acknowledged_label(table_run: tuple[Path, Path],
                                             tmp_path: Path) -> None:
+    """A real subprocess: what is tested is the process killed by SIGKILL (no clean-up runs),
+    and that every label it acknowledged is in the database all the same."""
     run, _ = table_run
     db = tmp_path / "labels.db"
-    s = start([str(run), "--labels", str(db)], tmp_path)
+    s = start([str(run), "--labels", str(db)], tmp_path, process=True)
     sent = []
     try:
         pair = s.post("/api/next", {"reviewer": "ann"})["pair"]
@@ -359,7 +362,7 @@ def test_a_suggestions_round_labelled_and_merged(tmp_path: Path) -> None:
     assert got.returncode == 0, got.stderr
     suggested = [json.loads(x) for x in (tmp_path / "cal/suggestions.jsonl").read_text()
                  .splitlines()]
-    s = start(["cal", "--labels", "l.db"], tmp_path)
+    s = start([str(tmp_path / "cal"), "--labels", str(tmp_path / "l.db")], tmp_path)
     try:
         shown = []
         pair = s.post("/api/next", {"reviewer": "ann"})["pair"]

@@ -4,8 +4,8 @@ and ``--items``) get 400 with a JSON message — never 500 — and store nothing
 Bodies are generated (hypothesis): bytes that are not a JSON object, JSON that is not an object,
 objects with a bad reviewer, and well-formed label requests with one field broken or missing
 (wrong JSON types, out-of-range numbers, NaN and infinities, lone surrogates, over-long notes).
-A few hand-picked bodies that once answered 500 are posted first. The servers are real
-``simjudge review`` subprocesses on loopback port 0."""
+A few hand-picked bodies that once answered 500 are posted first. The servers are ``simjudge
+review`` commands run in this interpreter on loopback port 0 (tests/review_server.py)."""
 
 from __future__ import annotations
 

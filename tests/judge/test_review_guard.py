@@ -1,6 +1,8 @@
 """Issue 36, items 7, 9 and 16: ``simjudge review`` on a database another server holds, on an
-address it cannot listen on, and on a full disk — real subprocesses, real locks, a real tmpfs
-(in a private mount namespace; skipped with the reason where none can be made)."""
+address it cannot listen on, and on a full disk — real locks, a real tmpfs (in a private mount
+namespace; skipped with the reason where none can be made). The servers whose process is the
+subject (killed, stopped by SIGTERM, in a mount namespace) are real subprocesses; the commands
+that must be refused run in this interpreter (tests/review_server.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from tests.review_server import (
     in_tmpfs,
     is_match,
     mount_namespace_reason,
+    review_exits,
     start,
     write_table_run,
 )
@@ -31,12 +34,6 @@ from tests.review_server import (
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_table_run(tmp_path_factory.mktemp("guard"), 4)[0]
-
-
-def _review(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``simjudge review ARGS`` expected to stop by itself (bounded: it must not serve)."""
-    return subprocess.run([*CLI, "review", *args], cwd=cwd, env=ENV, capture_output=True,
-                          text=True, timeout=120)
 
 
 def _one_line(stderr: str) -> str:
@@ -50,9 +47,15 @@ def _events(db: Path) -> list[tuple[str, str]]:
         return [(e.reviewer, e.action) for e in d.events()]
 
 
-def test_a_second_server_on_one_database_is_refused(run: Path, tmp_path: Path) -> None:
+def test_a_second_server_on_one_database_is_refused(run: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first server and the one after it are real subprocesses: the lock must hold
+    against another process (its PID named), drop when that process is killed by SIGKILL (no
+    clean-up runs), and its file be removed by a SIGTERM'd server's clean stop. The refused
+    commands run in this interpreter (bounded: one that served would be stopped and fail)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local")  # the fake server ignores it
     db = tmp_path / "labels.db"
-    a = start([str(run), "--labels", str(db)], tmp_path)
+    a = start([str(run), "--labels", str(db)], tmp_path, process=True)
     try:
         pair = a.post("/api/next", {"reviewer": "ann"})["pair"]
         a.label("ann", pair, int(is_match(pair["pred"], pair["truth"])))
@@ -63,7 +66,7 @@ def test_a_second_server_on_one_database_is_refused(run: Path, tmp_path: Path) -
             for source in ([str(run)], [str(run), "--items"], [str(run), "--queue", "all"],
                            [str(pool), "--judge", "openai:fake-model", "--base-url",
                             srv.base_url, "--cache-dir", str(tmp_path / "cache")]):
-                got = _review(*source, "--labels", str(db), "--port", "0", cwd=tmp_path)
+                got = review_exits(*source, "--labels", str(db), "--port", "0")
                 assert got.returncode == 2 and got.stdout == "", (source, got.stdout)
                 line = _one_line(got.stderr)
                 assert f"{db} is in use by PID {a.proc.pid} (started 20" in line, line
@@ -73,7 +76,7 @@ def test_a_second_server_on_one_database_is_refused(run: Path, tmp_path: Path) -
     finally:
         os.kill(a.proc.pid, signal.SIGKILL)  # a killed server leaves no lock stuck
         a.proc.wait(10)
-    b = start([str(run), "--labels", str(db)], tmp_path)
+    b = start([str(run), "--labels", str(db)], tmp_path, process=True)
     try:
         stats = b.call("GET", "/api/stats")[1]
         assert stats["progress"]["labelled"] == 1  # the database's labels, all of them
@@ -87,8 +90,8 @@ def test_a_second_server_on_one_database_is_refused(run: Path, tmp_path: Path) -
 def test_an_address_it_cannot_listen_on_creates_nothing(run: Path, tmp_path: Path,
                                                         more: list[str]) -> None:
     # 192.0.2.1 (TEST-NET-1) is no address of this machine: bind fails, nothing is sent
-    got = _review(str(run), "--labels", str(tmp_path / "new" / "labels.db"), "--host",
-                  "192.0.2.1", "--port", "0", *more, cwd=tmp_path)
+    got = review_exits(str(run), "--labels", str(tmp_path / "new" / "labels.db"), "--host",
+                       "192.0.2.1", "--port", "0", *more)
     assert got.returncode == 2
     assert "field 'port': cannot listen on 192.0.2.1:0" in _one_line(got.stderr)
     assert list(tmp_path.iterdir()) == []  # no labels.db, no lock file, no folder
@@ -101,6 +104,7 @@ def _need_mounts() -> None:
 
 
 def test_a_full_disk_at_start_is_refused(run: Path, tmp_path: Path) -> None:
+    """A real subprocess: the command runs in a private mount namespace with a small tmpfs."""
     _need_mounts()
     mnt = tmp_path / "small"
     prefix = in_tmpfs(mnt, "512k")  # under the 1 MiB review needs
@@ -116,6 +120,8 @@ def test_a_full_disk_at_start_is_refused(run: Path, tmp_path: Path) -> None:
 
 
 def test_a_full_disk_mid_session_gets_507_and_one_line(run: Path, tmp_path: Path) -> None:
+    """A real subprocess: the server runs in a private mount namespace with a small tmpfs
+    (filled from outside through /proc/PID/root), and its one stderr line is the process's."""
     _need_mounts()
     mnt = tmp_path / "disk"
     s = start([str(run), "--labels", f"{mnt}/labels.db"], tmp_path, prefix=in_tmpfs(mnt, "2m"))

@@ -8,7 +8,6 @@ hand truth the reviewer plays). Every check reads back the labels database."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,14 @@ from judge.calibration.labelsdb import LabelsDB
 from judge.review.items import FIRST_PER_STRATUM, design_order
 from tests.browser import wait
 from tests.clirun import run_cli
-from tests.review_server import free_port, is_match, serve_on, stop, write_table_run
+from tests.review_server import Server, free_port, is_match, serve_on, stop, write_table_run
 
 
 def _probe(d: Any) -> dict[str, Any]:
     return d.execute_script("return window.__simjudgeItems || null;") or {}
 
 
-def _serve(run: Path, db: Path, port: int, *more: str) -> subprocess.Popen[str]:
+def _serve(run: Path, db: Path, port: int, *more: str) -> Server:
     return serve_on(run, db, port, "--items", *more)
 
 
@@ -68,7 +67,7 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(chrome: Any, tmp_path: Pa
 
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
-    proc = _serve(run, db, port)
+    server = _serve(run, db, port)
     d = chrome
     try:
         d.get(f"http://127.0.0.1:{port}/")
@@ -87,11 +86,11 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(chrome: Any, tmp_path: Pa
         wait(d, lambda x: _probe(x).get("shown", 0) >= 11)
         eleventh, _, _ = _shown(d)
         typed = _link_truth(d)
-        stop(proc)
+        stop(server)
         before = _probe(d)["submitted"]
         _keys(d, Keys.ENTER)  # sent while the server is down: kept, retried
         wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
-        proc = _serve(run, db, port)  # the same labels.db: the same token
+        server = _serve(run, db, port)  # the same labels.db: the same token
         wait(d, lambda x: _probe(x)["submitted"] == before + 1)
         assert not d.find_element(By.ID, "wait-banner").is_displayed()
         # no label or navigation error. A statistics refresh (a GET, tried once) that was on
@@ -101,7 +100,7 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(chrome: Any, tmp_path: Pa
         est = wait(d, lambda x: x.find_elements(By.CSS_SELECTOR, "#estimate tr[data-metric]"))
         assert est[0].get_attribute("data-metric") == "micro_f1"
     finally:
-        stop(proc)
+        stop(server)
     with LabelsDB(db, create=False) as labels:
         events = labels.item_events()
     standing = current_item_labels(events)
@@ -123,17 +122,11 @@ def test_ten_items_by_keyboard_then_a_restart_mid_item(chrome: Any, tmp_path: Pa
 def test_bad_requests_store_nothing(tmp_path: Path) -> None:
     """An item id that does not name the item at the index, matches that are not one-to-one
     index pairs: 400, nothing stored."""
-    from tests.review_server import Server
-
     run, _ = write_table_run(tmp_path, 6)
     db, port = tmp_path / "labels.db", free_port()
-    proc = _serve(run, db, port)
+    s = _serve(run, db, port)
     try:
-        import urllib.request
-
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30).read().decode()
-        token = json.loads(page.split('id="config">')[1].split("</script>")[0])["token"]
-        s = Server(proc, f"http://127.0.0.1:{port}", token)
+        assert s.url == f"http://127.0.0.1:{port}/"  # the port asked (the token: the page's)
         item = s.post("/api/items/next", {"reviewer": "bob"})["item"]
         base = {"reviewer": "bob", "index": item["index"], "id": item["id"], "action": "label"}
         for bad, message in [({"id": "item-x"}, "does not name the item"),
@@ -147,7 +140,7 @@ def test_bad_requests_store_nothing(tmp_path: Path) -> None:
                            token=False)
         assert status == 403
     finally:
-        stop(proc)
+        stop(s)
     with LabelsDB(db, create=False) as labels:
         assert labels.item_events() == []
 

@@ -2,7 +2,11 @@
 ``eval`` → ``review`` → ``calibrate`` → ``eval --tau-from``. The reviewer is played over
 HTTP; the τ ``calibrate`` finds from ``labels.db`` with the run as its pool must equal the τ̂
 the review page showed (same population, strata and weights), and the last ``eval`` must use
-it."""
+it.
+
+The review server is a real subprocess here: the tutorial's ``review`` command names its run
+and its ``labels.db`` relative to the working folder, as the other three commands do, and an
+in-process server would share the test process's one working folder."""
 
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ def _label(pred: str, truth: str, score: float) -> int:
 
 
 def test_the_documented_loop_end_to_end(tmp_path: Path) -> None:
+    """The tutorial's four commands in ``tmp_path``; the review server is a real subprocess
+    (its paths are relative to its working folder, as written: module docstring)."""
     cmds = _loop_commands()
     assert [c[0] for c in cmds] == ["eval", "review", "calibrate", "eval"]
     (tmp_path / "examples").symlink_to(REPO / "examples")
@@ -53,7 +59,7 @@ def test_the_documented_loop_end_to_end(tmp_path: Path) -> None:
              .splitlines()]
     score = {(it["id"], p, t): it["scores"][i][j] for it in items
              for i, p in enumerate(it["pred"]) for j, t in enumerate(it["truth"])}
-    server = start([*cmds[1][1:], *env_cache], tmp_path)
+    server = start([*cmds[1][1:], *env_cache], tmp_path, process=True)  # relative paths
     try:
         pair = server.post("/api/next", {"reviewer": "ann"})["pair"]
         for _ in range(80):

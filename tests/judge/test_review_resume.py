@@ -37,7 +37,7 @@ def test_a_label_pressed_during_a_restart_is_kept(chrome: Any, tmp_path: Path) -
 
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
-    proc = serve_on(run, db, port)
+    server = serve_on(run, db, port)
     d = chrome
     pressed: list[tuple[str, str, int]] = []
     try:
@@ -51,19 +51,19 @@ def test_a_label_pressed_during_a_restart_is_kept(chrome: Any, tmp_path: Path) -
             wait(d, lambda x, n=n: _probe(x)["labels"] == n + 1)
         wait(d, lambda x: _probe(x).get("shown", 0) >= 4)
         pred, truth = _pair(d)
-        stop(proc)
+        stop(server)
         pressed.append((pred, truth, int(is_match(pred, truth))))
         _press(d, str(pressed[-1][2]))  # the server is down: the label waits
         wait(d, lambda x: "cannot be reached" in x.find_element(By.ID, "wait-banner").text)
         _press(d, "1")  # a key pressed meanwhile is refused aloud, not taken nor lost
         wait(d, lambda x: "this key was not taken" in x.find_element(By.ID, "message").text)
-        proc = serve_on(run, db, port)  # the same labels.db: the same token
+        server = serve_on(run, db, port)  # the same labels.db: the same token
         wait(d, lambda x: _probe(x)["labels"] == 4)
         wait(d, lambda x: not x.find_element(By.ID, "wait-banner").is_displayed())
         wait(d, lambda x: _probe(x).get("shown", 0) >= 5)  # the session goes on, no reload
         assert _pair(d) != (pred, truth)
     finally:
-        stop(proc)
+        stop(server)
     with LabelsDB(db, create=False) as labels:
         counted = labelled(list(labels.events()))
     got = sorted((key[1], key[2], int(es[0].label or 0)) for key, es in counted.items())
@@ -84,7 +84,7 @@ def test_the_stop_banner_never_flips_silently(chrome: Any, tmp_path: Path) -> No
 
     run, _ = write_table_run(tmp_path, 12)
     db, port = tmp_path / "labels.db", free_port()
-    proc = serve_on(run, db, port)
+    server = serve_on(run, db, port)
     d = chrome
 
     def show(**change: Any) -> tuple[str, bool]:
@@ -123,4 +123,4 @@ def test_the_stop_banner_never_flips_silently(chrome: Any, tmp_path: Path) -> No
                            labels=151, stop=False)
         assert shown and "no longer available: the labels hold one class so far" in text
     finally:
-        stop(proc)
+        stop(server)

@@ -118,6 +118,8 @@ def test_long_and_invisible_text_on_the_page(chrome: Any, tmp_path: Path) -> Non
 
 
 def test_a_full_disk_is_said_on_the_page(chrome: Any, tmp_path: Path) -> None:
+    """A real subprocess: the server runs in a private mount namespace with a small tmpfs
+    (filled from outside through /proc/PID/root)."""
     reason = mount_namespace_reason()
     if reason is not None:
         pytest.skip(reason)
