@@ -77,24 +77,32 @@ def _security(token: str, loopback: bool) -> Any:
         if loopback:
             host = (request.host or "").rsplit(":", 1)[0]
             if not is_loopback(host):
-                return error(403, "this server answers requests to loopback only")
+                return _secured(error(403, "this server answers requests to loopback only"))
         given = request.headers.get(TOKEN_HEADER) or request.query.get("token", "")
         ok = hmac.compare_digest(given.encode(), token.encode())
         if request.method == "POST":
             if not hmac.compare_digest(request.headers.get(TOKEN_HEADER, "").encode(),
                                        token.encode()):
-                return error(403, f"missing or wrong {TOKEN_HEADER} header")
+                return _secured(error(403, f"missing or wrong {TOKEN_HEADER} header"))
         elif not loopback and not ok:
-            return error(403, "missing or wrong token: open the URL simjudge review printed")
+            return _secured(error(403, "missing or wrong token: open the URL simjudge review "
+                                       "printed"))
         try:
             resp = await handler(request)
-        except web.HTTPException as exc:
-            resp = exc
-        resp.headers.update({"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff",
-                             "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
-                             "Cache-Control": "no-store"})
-        return resp
+        except web.HTTPException as exc:  # raised again: aiohttp deprecates returning one
+            _secured(exc)
+            raise
+        return _secured(resp)
     return middleware
+
+
+def _secured(resp: web.StreamResponse) -> web.StreamResponse:
+    """``resp`` with the page's security headers (CSP, no sniffing, no referrer, no framing,
+    no caching)."""
+    resp.headers.update({"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff",
+                         "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
+                         "Cache-Control": "no-store"})
+    return resp
 
 
 def _pair(session: ReviewSession, i: int | None) -> dict[str, Any] | None:
