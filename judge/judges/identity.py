@@ -23,8 +23,8 @@ What it holds:
 * ``base_url``: the endpoint set as a sorted list of distinct URLs without trailing ``/``
   (order-independent: replicas of one model), None for the provider's default;
 * ``local``: the encoder ``package_version``, ``max_chars``, ``calibration_sha256`` (sha256 of
-  the fitted cosine → score mapping) and ``opposite_guard`` (``"off"``, else its ``cap`` and
-  ``lexicon_sha256``);
+  the fitted cosine → score mapping) and ``opposite_guard`` (``"off"``, else its ``cap``,
+  ``lexicon_sha256`` and ``stemmer``);
 * ``table``: the file's ``sha256`` and row count (not its path: a moved file scores alike);
 * panels and repeats: ``vote``, ``quorum``, ``repeats``, ``of`` and every member's own identity
   (``members``, recursively).
@@ -102,6 +102,7 @@ def _scrub(obj: Any) -> Any:
 def _own_fields(judge: Judge, desc: Mapping[str, Any], context: str) -> dict[str, Any]:
     """What a score depends on beyond its ``describe()`` (``desc``), by kind of judge."""
     from judge.judges.embedding.cosine import EmbeddingJudge
+    from judge.judges.embedding.opposites import STEMMER
     from judge.judges.llm.llmjudge import LLMJudge
 
     out: dict[str, Any] = {}
@@ -121,7 +122,8 @@ def _own_fields(judge: Judge, desc: Mapping[str, Any], context: str) -> dict[str
         out["calibration_sha256"] = None if mapping is None else _sha256_json(mapping)
         guard = desc.get("opposite_guard")
         out["opposite_guard"] = ("off" if guard is None else
-                                 {"cap": guard.get("cap"), "lexicon_sha256": _lexicon_sha256()})
+                                 {"cap": guard.get("cap"), "lexicon_sha256": _lexicon_sha256(),
+                                  "stemmer": STEMMER})
     return out
 
 

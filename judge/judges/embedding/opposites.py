@@ -11,8 +11,8 @@ A pair (pred, truth) is *opposed* when both are short items (at most :data:`MAX_
 is often a paraphrase: "A is bigger than B" = "B is smaller than A") and either
 
 * **term rule**: for some lexicon entry (A, B), one side mentions A but not B and the other
-  mentions B but not A. English forms match whole words after Porter stemming
-  (``nltk.stem.PorterStemmer``: "Enabled" = "enable"), identifiers are split first
+  mentions B but not A. English forms match whole words after Porter stemming (Snowball's
+  ``porter`` algorithm, :data:`STEMMER`: "Enabled" = "enable"), identifiers are split first
   (``USER_LOGIN``, ``userLogin`` → user login), multi-word forms match as word sequences;
   Mandarin forms (two characters or more) match as substrings, longest first, a matched span
   being consumed (退出登录 is a logout, not a login); the rule works across languages
@@ -22,17 +22,39 @@ is often a paraphrase: "A is bigger than B" = "B is smaller than A") and either
 
 Source of the idea: the antonym failure of distributional similarity (e.g. Mohammad et al.
 2013, "Computing lexical contrast", Computational Linguistics 39(3)); the lexicon is ours.
+
+**The stemmer.** Porter's algorithm (M. F. Porter 1980, "An algorithm for suffix stripping",
+Program 14(3)) as Snowball defines it, run by PyStemmer (Snowball's C stemmers: 2 ms to
+import, ~1 µs a word). It replaced ``nltk.stem.PorterStemmer`` (default NLTK_EXTENSIONS mode),
+whose import pulls all of nltk (1.5–8 s and ~200 MB in every ``--judge local`` process).
+``python benchmarks/opposites_stemmer.py`` compares the two: they split the lexicon's 284
+English forms into the same 275 keys and decide alike on all 440,328 pairs of the shipped
+examples, ../shared/data, the lexicon and benchmarks/bench_local_judge.py; of 293,154 English
+words (those data, the docs, two word lists, the lexicon's inflections) 28 real words match
+other lexicon words, all from nltk's departures from Porter (1980): *-fully* and *-ibly* words
+("successfully", "peacefully", "visibly": nltk's extra ``fulli``→``ful`` and ``bli``→``ble``
+rules matched them to "success", "peace", "visible"; now nothing), "news", "outing", "inning"
+(nltk's irregular forms; now "new", "out", "in"), "one(s)" and "ine" (nltk keeps the e of a
+two-letter stem; now "on"/"in", which occur only inside "turn on", "log in"…), "dried" (no
+longer "dry") and "dai(s)", "bois" (now "day", "boy": Snowball turns a y after a vowel into
+i). A decision can thus change ("Logged in successfully"/"Login failed" was opposed, "News
+feed"/"Old posts" now is), so the guard's identity (:func:`judge.judges.identity.judge_identity`)
+names :data:`STEMMER` and a τ calibrated with the nltk-stemmed guard is reported stale.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+STEMMER = "snowball-porter"
+"""The English stemmer: Snowball's ``porter`` algorithm (PyStemmer); part of the guard's
+identity, as its decisions depend on it (see the module docstring)."""
 CAP = 0.2
 """Score given to an opposed pair whose score was higher (in [0, 1], below the default τ 0.7)."""
 MAX_WORDS = 8
@@ -88,19 +110,22 @@ class Lexicon:
     longest: int
 
 
-@functools.lru_cache(maxsize=65_536)
+_THREAD = threading.local()
+
+
 def _stem(word: str) -> str:
-    """The Porter stem of one word, memoised: a corpus repeats its words (10,000 pairs of UI
-    terms stem ~42,000 words, ~3,000 of them distinct), and nltk's stemmer takes ~30 µs a
-    word."""
-    return _stemmer().stem(word)
+    """The Porter stem of one lower-case word (PyStemmer keeps its own cache of recent words)."""
+    return str(_stemmer().stemWord(word))
 
 
-@functools.lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    from nltk.stem import PorterStemmer
+    """This thread's ``Stemmer.Stemmer("porter")`` (a PyStemmer object is not thread-safe)."""
+    stemmer = getattr(_THREAD, "stemmer", None)
+    if stemmer is None:
+        import Stemmer  # PyStemmer; imported on first use
 
-    return PorterStemmer()
+        stemmer = _THREAD.stemmer = Stemmer.Stemmer("porter")
+    return stemmer
 
 
 def _normalise(text: str) -> str:
