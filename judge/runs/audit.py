@@ -45,6 +45,7 @@ _PROBE_FILES = {"swap": "swap_probe.jsonl", "repeat": "repeat_probe.jsonl"}
 _VERDICT_DEFAULTS = {k: f.get_default() for k, f in VerdictRow.model_fields.items()
                      if not f.is_required()}
 """Values of the verdict fields a row leaves unset (rows keep only the fields that were set)."""
+_ENTRY_DEFAULTS = tuple((k, _VERDICT_DEFAULTS.get(k)) for k in _VERDICT_KEYS)
 
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -128,7 +129,7 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
     for i, p in enumerate(hm["pred"]):
         for j, t in enumerate(hm["truth"]):
             s = hm["scores"][i][j]
-            f = flags.get((item_id, p, t)) or flags.get((None, p, t)) or 0
+            f = (flags.get((item_id, p, t)) or flags.get((None, p, t)) or 0) if flags else 0
             if tau is not None and s is not None and (i, j) not in exact and abs(s - tau) <= near:
                 queues["near"].append([n, h, i, j])
             if f & _ABOVE and f & _AT_OR_BELOW:
@@ -175,7 +176,7 @@ def disagrees(human: Any, judge: Any, tau: float | None) -> bool:
 def verdict_entry(v: Mapping[str, Any], red: Redactor) -> dict[str, Any]:
     """What the report shows of one verdict row (texts redacted, raw output cut at
     :data:`RAW_LIMIT` characters)."""
-    entry = {k: v.get(k, _VERDICT_DEFAULTS.get(k)) for k in _VERDICT_KEYS}
+    entry = {k: v.get(k, default) for k, default in _ENTRY_DEFAULTS}
     entry["rationale"] = red.text(entry["rationale"] or "")
     entry["raw"] = red.text(v.get("raw") or "")[:RAW_LIMIT]
     return entry

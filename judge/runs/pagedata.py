@@ -25,16 +25,21 @@ _B64_BLOCK = 3 << 18
 
 
 class Gzip:
-    """One gzip member fed as it comes (level 6, mtime 0: the same run gives the same page).
-    Texts are handed to zlib :data:`FEED` characters at a time, not one call per verdict
-    entry (zlib's output does not depend on how its input is cut: no flush in between)."""
+    """One gzip member fed as it comes (level :attr:`LEVEL`, mtime 0: the same run gives the
+    same page). Texts are handed to zlib :data:`FEED` characters at a time, not one call per
+    verdict entry (zlib's output does not depend on how its input is cut: no flush in
+    between)."""
 
     FEED = 1 << 16
+    LEVEL = 1
+    """zlib's compression level. On a 10,000-pair ``--judge local`` page (10.1 MB of JSON)
+    level 1 takes 93 ms for 2.01 MB, level 6 (zlib's default) 219 ms for 1.81 MB: the page is
+    written once per run and read by a browser that inflates either as fast."""
 
     def __init__(self) -> None:
         import zlib
 
-        self._z: Any = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: gzip framing
+        self._z: Any = zlib.compressobj(self.LEVEL, zlib.DEFLATED, 31)  # 31: gzip framing
         self.parts: list[bytes] = []
         self._pending: list[str] = []
         self._size = 0

@@ -48,13 +48,17 @@ def _no_nan(x: Any) -> Any:
     return x
 
 
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""What ``json.dumps(…, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` would
+build anew on every call (one call per verdict of the page)."""
+
+
 def _script_json(data: Any) -> str:
     """JSON safe inside a ``<script type="application/json">`` element (NaN → null)."""
     try:  # the usual case, and fast: no NaN anywhere
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _compact(data)
     except ValueError:  # an undefined statistic somewhere: NaN → null, everywhere
-        text = json.dumps(_no_nan(data), ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False)
+        text = _compact(_no_nan(data))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
