@@ -219,8 +219,8 @@ class EmbeddingJudge(Judge, abc.ABC):
             if a is not None and b is not None and a.shape == b.shape:
                 by_dim.setdefault(a.size, []).append(k)
         for ks in by_dim.values():
-            got = cosines(np.stack([vecs[pairs[k][0]] for k in ks]),
-                          np.stack([vecs[pairs[k][1]] for k in ks]), self.unit_vectors)
+            lhs, rhs = ([vecs[pairs[k][side]] for k in ks] for side in (0, 1))
+            got = cosines(np.array(lhs, np.float64), np.array(rhs, np.float64), self.unit_vectors)
             for k, c in zip(ks, got.tolist(), strict=True):
                 out[k] = c
         return out

@@ -70,11 +70,12 @@ BATCH_CHARS = 32_768
 """Most characters per encoder call (a longer single string is cut to ``max_chars`` first)."""
 MAX_CHARS = 4096
 """Characters of each string that are embedded (see the module docstring)."""
+_LOGIT_TAU = math.log(0.7 / 0.3)
 
 
 def has_cjk(text: str) -> bool:
     """True when ``text`` contains a CJK ideograph, kana or hangul character."""
-    return bool(_CJK.search(text))
+    return not text.isascii() and _CJK.search(text) is not None  # isascii: O(1) in CPython
 
 
 def is_cross_lingual(a: str, b: str) -> bool:
@@ -283,7 +284,7 @@ class LocalJudge(EmbeddingJudge):
         if self.calibration is None:
             return float(min(1.0, max(0.0, cosine)))
         p = self.calibration["settings"]["cross-lingual" if cross_lingual else "same-language"]
-        z = p["slope"] * (cosine - p["centre"]) + math.log(0.7 / 0.3)
+        z = p["slope"] * (cosine - p["centre"]) + _LOGIT_TAU
         return float(1.0 / (1.0 + math.exp(-z)))
 
     def score(self, cosine: float, pred: str, truth: str) -> tuple[float, str, dict[str, Any]]:
