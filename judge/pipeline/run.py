@@ -200,9 +200,11 @@ def run_judged(config: EvalConfig, renderers: Mapping[str, Renderer] | None = No
         cache.close()
 
 
-GC_YOUNG = 20_000
+GC_YOUNG = 200_000
 """Allocations that trigger a collection of the youngest generation during a run (CPython's
-default is 700): see :func:`long_lived_heap`."""
+default is 700): see :func:`long_lived_heap`. On a 10,000-pair ``--judge local`` eval its
+young collections took 0.20–0.22 s of CPU at 20,000 and 0.06–0.11 s at 200,000, which also
+leaves no middle-generation collection (8 at 20,000)."""
 
 
 @contextlib.contextmanager
