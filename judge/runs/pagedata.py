@@ -72,6 +72,13 @@ class Gzip:
         yield base64.b64encode(buf).decode("ascii")
 
 
+def chunk_size(most: int = 256) -> int:
+    """Verdict entries to encode together (:meth:`Payload.verdicts`): the largest divisor of
+    :data:`SHARD_VERDICTS` up to ``most`` (250 for 50,000), so chunks of that size never cross
+    a shard boundary."""
+    return max(k for k in range(1, min(most, SHARD_VERDICTS) + 1) if SHARD_VERDICTS % k == 0)
+
+
 class Payload:
     """The page data as it is produced: the verdict entries (``[pair key, entry]`` JSON), then
     the rest of the data object (``,"key":value`` text).
@@ -84,20 +91,26 @@ class Payload:
     """
 
     def __init__(self) -> None:
-        self._verdicts: list[str] = []  # plain: entries; packed: the open shard's count only
+        self._verdicts: list[tuple[str, int]] = []  # plain: (entries, count) chunks
         self._rest: list[str] = []
         self._size = 0
         self._shards: list[Gzip] = []
         self._in_shard = 0
         self._main: Gzip | None = None
 
-    def verdict(self, entry: str) -> None:
-        """Add one verdict entry's JSON (in the run's order, before any :meth:`write`)."""
+    def verdicts(self, entries: str, count: int) -> None:
+        """Add ``count`` verdict entries' JSON joined by commas (a JSON list's text without its
+        brackets), in the run's order, before any :meth:`write`. Chunks of more than one entry
+        must not cross a shard boundary: each of :func:`chunk_size` entries, but the last.
+
+        Raises:
+            ValueError: the chunk would cross a shard boundary.
+        """
         if self._main is None:
-            self._verdicts.append(entry)
-            self._grow(len(entry) + 1)
+            self._verdicts.append((entries, count))
+            self._grow(len(entries) + 1)
         else:
-            self._shard_entry(entry)
+            self._shard_entry(entries, count)
 
     def write(self, text: str) -> None:
         """Add text of the data object after its verdicts (``,"key":value`` pieces)."""
@@ -113,24 +126,27 @@ class Payload:
             return
         self._main = Gzip()  # from now on compressed
         self._main.write('{"verdicts":[]' + "".join(self._rest))
-        entries, self._verdicts, self._rest = self._verdicts, [], []
-        for e in entries:
-            self._shard_entry(e)
+        chunks, self._verdicts, self._rest = self._verdicts, [], []
+        for text, count in chunks:
+            self._shard_entry(text, count)
 
-    def _shard_entry(self, entry: str) -> None:
+    def _shard_entry(self, entries: str, count: int) -> None:
         if not self._shards or self._in_shard >= SHARD_VERDICTS:
             if self._shards:
                 self._shards[-1].write("]")
             self._shards.append(Gzip())
             self._in_shard = 0
-        self._shards[-1].write(("," if self._in_shard else "[") + entry)
-        self._in_shard += 1
+        if self._in_shard + count > SHARD_VERDICTS:
+            raise ValueError(f"{count} verdict entries cross a shard boundary: "
+                             f"{SHARD_VERDICTS - self._in_shard} fit")
+        self._shards[-1].write(("," if self._in_shard else "[") + entries)
+        self._in_shard += count
 
     def html(self) -> Iterator[str]:
         """The ``<script>`` elements that embed the data (finishing it; call once)."""
         if self._main is None:
             yield '<script type="application/json" id="data">{"verdicts":['
-            yield ",".join(self._verdicts)
+            yield ",".join(text for text, _ in self._verdicts)
             yield "]" + "".join(self._rest) + "}</script>"
             return
         self._main.write("}")

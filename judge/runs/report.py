@@ -49,8 +49,7 @@ def _no_nan(x: Any) -> Any:
 
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""What ``json.dumps(…, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` would
-build anew on every call (one call per verdict of the page)."""
+"""Compact JSON without NaN, from an encoder built once (``json.dumps`` builds one a call)."""
 
 
 def _script_json(data: Any) -> str:
@@ -103,11 +102,21 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
         (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
     payload = pagedata.Payload()
     red = Redactor()  # API keys echoed in error texts never reach the report (judge.redact)
+    entries: list[list[Any]] = []  # encoded chunk_size() at a time: one JSON call each
+    size = pagedata.chunk_size()
+
+    def flush() -> None:
+        if entries:  # "[a,b]"[1:-1] is a's JSON, b's
+            payload.verdicts(_script_json(entries)[1:-1], len(entries))
+            entries.clear()
 
     def sink(key: str, row: dict[str, Any]) -> None:
-        payload.verdict(_script_json([key, verdict_entry(row, red)]))
+        entries.append([key, verdict_entry(row, red)])
+        if len(entries) == size:
+            flush()
 
     data = report_data(record, near, sink=None if blind else sink)
+    flush()
     if human:
         from judge.runs.review import with_human_labels
 

@@ -243,6 +243,45 @@ def test_large_page_data_is_embedded_compressed(tmp_path: Path,
     assert report.render_html(record) == packed  # deterministic (no gzip timestamp)
 
 
+def test_verdict_chunks_embed_as_single_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import base64
+    import gzip
+
+    from judge.runs import pagedata
+
+    # chunk_size: the largest divisor of SHARD_VERDICTS up to 256 (by hand: 50,000 = 250 × 200;
+    # 300's divisors up to 256 end at 150; 7 is prime)
+    assert pagedata.chunk_size() == 250
+    entries = [json.dumps([f"k{k}", {"score": k / 10}]) for k in range(20)]
+
+    def page(chunked: bool, shard: int, compress_over: int) -> tuple[str, list[Any]]:
+        monkeypatch.setattr(pagedata, "SHARD_VERDICTS", shard)
+        monkeypatch.setattr(pagedata, "COMPRESS_OVER", compress_over)
+        size = pagedata.chunk_size() if chunked else 1
+        p = pagedata.Payload()
+        for k in range(0, len(entries), size):
+            p.verdicts(",".join(entries[k:k + size]), len(entries[k:k + size]))
+        p.write(',"near":0.1')
+        html = "".join(p.html())
+        shards = [json.loads(gzip.decompress(base64.b64decode(b.split("</script>")[0])))
+                  for b in html.split('class="verdicts-gz">')[1:]]
+        return html, shards
+
+    for shard, compress_over in ((300, 10**9), (6, 0), (7, 0)):
+        one, one_shards = page(False, shard, compress_over)
+        many, many_shards = page(True, shard, compress_over)
+        assert many_shards == one_shards and one.count("<script") == many.count("<script")
+        if compress_over:  # plain JSON: the same bytes
+            assert many == one and json.loads(one.split('id="data">')[1].split("<")[0])[
+                "verdicts"] == [json.loads(e) for e in entries]
+    assert pagedata.chunk_size() == 7 and [len(s) for s in many_shards] == [7, 7, 6]
+    monkeypatch.setattr(pagedata, "SHARD_VERDICTS", 6)
+    p = pagedata.Payload()
+    p.verdicts(",".join(entries[:4]), 4)
+    with pytest.raises(ValueError, match="cross a shard boundary: 2 fit"):
+        p.verdicts(",".join(entries[4:8]), 4)
+
+
 def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  chrome: Any) -> None:
     from judge.runs import pagedata
