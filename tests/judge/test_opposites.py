@@ -102,6 +102,7 @@ def test_local_judge_caps_and_says_why() -> None:
                                                                       "职位信息")
     assert (on.scorer_id, off.scorer_id) == (METHOD, METHOD_UNGUARDED)
     assert on.describe()["opposite_guard"]["cap"] == 0.2
+    assert on.describe()["opposite_guard"]["stemmer"] == "snowball-porter"  # config.json says it
     assert off.describe()["opposite_guard"] is None
 
 

@@ -56,7 +56,7 @@ from numpy.typing import NDArray
 from judge.aio import OffLoopStream
 from judge.judges.base import JudgeContext, Pair
 from judge.judges.embedding.cosine import EmbeddingJudge, Vector, batches, cosines
-from judge.judges.embedding.opposites import CAP, default_lexicon, find_opposition
+from judge.judges.embedding.opposites import CAP, STEMMER, default_lexicon, find_opposition
 
 METHOD = "usem3-cosine@v2"
 """The method with the opposite-term guard (:mod:`judge.judges.embedding.opposites`)."""
@@ -320,7 +320,7 @@ class LocalJudge(EmbeddingJudge):
         return {"id": self.id, "backend": "local", "method": self.scorer_id,
                 **self.model_identity(), "max_chars": self.max_chars, "threads": self.threads,
                 "opposite_guard": ({"cap": CAP, "lexicon": "judge/judges/embedding/opposites.tsv",
-                                    "terms": len(default_lexicon().terms),
+                                    "stemmer": STEMMER, "terms": len(default_lexicon().terms),
                                     "char_pairs": sum(map(len, default_lexicon().chars.values()))
                                     // 2}
                                    if self.opposite_guard else None),
