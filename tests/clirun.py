@@ -66,7 +66,7 @@ def _environ(changes: Mapping[str, str | None]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _streams(stdin: str | bytes | None) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+def captured_streams(stdin: str | bytes | None) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
     """Replace sys.stdin/stdout/stderr by in-memory text streams; yields (stdout, stderr)."""
     raw_in = io.BytesIO(stdin.encode() if isinstance(stdin, str) else (stdin or b""))
     out, err = io.BytesIO(), io.BytesIO()
@@ -100,7 +100,7 @@ def _state(argv: list[str], cwd: Path | str | None) -> Iterator[None]:
         os.chdir(saved_cwd)
 
 
-def _exit_status(code: object) -> int:
+def exit_status(code: object) -> int:
     """The status a process exits with for ``SystemExit(code)``."""
     if code is None:
         return 0
@@ -139,12 +139,12 @@ def run_cli(*args: str | Path, cwd: Path | str | None = None,
                                       "COLUMNS": None if columns is None else str(columns)}
     changes.update(env or {})
     exception: BaseException | None = None
-    with _LOCK, _environ(changes), _state(argv, cwd), _streams(input) as (out, err):
+    with _LOCK, _environ(changes), _state(argv, cwd), captured_streams(input) as (out, err):
         try:
             call(argv)
             code = 0
         except SystemExit as exc:
-            code = _exit_status(exc.code)
+            code = exit_status(exc.code)
         except BaseException as exc:  # what a process prints before it exits 1
             exception = exc
             traceback.print_exc()
@@ -162,13 +162,13 @@ def run_python(source: str, filename: str, *, cwd: Path | str | None = None,
     changes: dict[str, str | None] = {"NO_COLOR": "1"}
     changes.update(env or {})
     exception: BaseException | None = None
-    with _LOCK, _environ(changes), _state([], cwd), _streams(None) as (out, err):
+    with _LOCK, _environ(changes), _state([], cwd), captured_streams(None) as (out, err):
         sys.argv = ["-c"]
         try:
             exec(compile(source, filename, "exec"), {"__name__": "__main__"})
             code = 0
         except SystemExit as exc:
-            code = _exit_status(exc.code)
+            code = exit_status(exc.code)
         except BaseException as exc:
             exception = exc
             traceback.print_exc()

@@ -11,28 +11,25 @@ its docstring."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import json
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 import threading
 import time
 import traceback
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from judge.review.launch import SERVE_CONTROL, ServeControl
 from tests.cli_runs import CLI, ENV
-from tests.clirun import CliResult, run_cli
+from tests.clirun import CliResult, captured_streams, exit_status, run_cli
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
 
@@ -93,26 +90,6 @@ def write_table_run(tmp: Path, n_items: int = 12) -> tuple[Path, Path]:
     return run, table
 
 
-@contextlib.contextmanager
-def _captured() -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
-    """sys.stdout and sys.stderr replaced by in-memory UTF-8 text streams (as
-    :func:`tests.clirun.run_cli` does), restored on exit; yields their buffers."""
-    out, err = io.BytesIO(), io.BytesIO()
-    saved = sys.stdout, sys.stderr
-    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace",
-                                  write_through=True)
-    wrappers = sys.stdout, sys.stderr
-    try:
-        yield out, err
-    finally:
-        sys.stdout, sys.stderr = saved
-        for stream in wrappers:  # keep the buffers readable: a wrapper closes its buffer when freed
-            with contextlib.suppress(ValueError):
-                stream.flush()
-                stream.detach()
-
-
 class InProcess:
     """``simjudge ARGV`` (a ``review`` command) run by :func:`judge.cli.main` in a daemon thread
     of this interpreter, under a :class:`~judge.review.launch.ServeControl` set in that
@@ -151,9 +128,7 @@ class InProcess:
             main(self.argv)
             code = 0
         except SystemExit as exc:
-            code = exc.code & 0xFF if isinstance(exc.code, int) else 0 if exc.code is None else 1
-            if not isinstance(exc.code, (int, type(None))):
-                print(exc.code, file=sys.stderr)
+            code = exit_status(exc.code)
         except BaseException:  # what a process prints before it exits 1
             traceback.print_exc()
         finally:
@@ -164,7 +139,7 @@ class InProcess:
         """Start the command and return once it listens or has ended, or after ``timeout``
         seconds (then it is stopped); meanwhile this thread waits and the standard streams
         hold what the command prints (:attr:`stdout`, :attr:`stderr`)."""
-        with _captured() as (out, err):
+        with captured_streams(None) as (out, err):
             self._thread.start()
             settled = self._settled.wait(timeout)
         self.stdout = out.getvalue().decode("utf-8", "replace")

@@ -102,7 +102,6 @@ def _scrub(obj: Any) -> Any:
 def _own_fields(judge: Judge, desc: Mapping[str, Any], context: str) -> dict[str, Any]:
     """What a score depends on beyond its ``describe()`` (``desc``), by kind of judge."""
     from judge.judges.embedding.cosine import EmbeddingJudge
-    from judge.judges.embedding.opposites import STEMMER
     from judge.judges.llm.llmjudge import LLMJudge
 
     out: dict[str, Any] = {}
@@ -123,7 +122,7 @@ def _own_fields(judge: Judge, desc: Mapping[str, Any], context: str) -> dict[str
         guard = desc.get("opposite_guard")
         out["opposite_guard"] = ("off" if guard is None else
                                  {"cap": guard.get("cap"), "lexicon_sha256": _lexicon_sha256(),
-                                  "stemmer": STEMMER})
+                                  "stemmer": guard.get("stemmer")})
     return out
 
 

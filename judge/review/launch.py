@@ -253,27 +253,23 @@ async def _main(session: ReviewSession | ItemSession, socks: list[socket.socket]
     say(f"simjudge review: {config['source']}: {what}, {progress['labelled']} labelled; "
         f"labels in {labels}"
         + ("; blind" if config["blind"] else "; NOT blind: judge outputs are shown"))
-    if control is None:
-        print(url, flush=True)  # the one line a script waits for (token included off loopback)
-    else:
-        try:
-            control.on_url(url)
-        except BaseException:
-            await runner.cleanup()
-            raise
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
     stop = asyncio.Event()
-    if control is not None:
-        control._attach(asyncio.get_running_loop(), stop)
-    else:
-        # SIGTERM stops the server cleanly; Windows' event loop takes no signal handlers (the
-        # server then stops on Ctrl-C only), which is what NotImplementedError says there
-        with contextlib.suppress(NotImplementedError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
+        if control is None:
+            print(url, flush=True)  # the one line a script waits for (token included off loopback)
+        else:
+            control.on_url(url)  # what it raises ends serve(), the runner cleaned up below
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+        if control is not None:
+            control._attach(asyncio.get_running_loop(), stop)
+        else:
+            # SIGTERM stops the server cleanly. Windows' event loop has no signal handlers
+            # (NotImplementedError): there the server stops on Ctrl-C (KeyboardInterrupt)
+            with contextlib.suppress(NotImplementedError):
+                asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         await stop.wait()
     finally:
         if control is not None:
