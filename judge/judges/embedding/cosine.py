@@ -39,6 +39,13 @@ from judge.verdict import Verdict
 Vector = NDArray[Any]
 """One string's embedding (1-d float array)."""
 
+COSINE_SLICE = 4096
+"""Pairs whose cosines are computed by one numpy call (two float64 arrays of this many rows
+of the vector length: 16 MB each for 512-long vectors)."""
+
+_raw_json = json.JSONEncoder().encode
+"""``json.dumps`` of a verdict's ``raw`` details, from an encoder built once (not per pair)."""
+
 
 class NotAttempted(TransportError):
     """A string whose request was never sent because the judge had stopped early
@@ -114,7 +121,6 @@ class EmbeddingJudge(Judge, abc.ABC):
         self._keys: dict[str, str] = {}
         self._template: KeyTemplate | None = None
         self._errors: dict[str, TransportError] = {}
-        self._arrived: Callable[[Sequence[str], dict[str, Vector]], None] | None = None
 
     # ------------------------------------------------------------------ to implement
     @abc.abstractmethod
@@ -192,37 +198,33 @@ class EmbeddingJudge(Judge, abc.ABC):
                                hold=not self.recomputable)
         ctx.stats.judge_calls += len(texts)
         ctx.advance(len(texts))
-        if self._arrived is not None:
-            self._arrived(texts, out)
 
     async def vectors(self, texts: Sequence[str], ctx: JudgeContext) -> dict[str, Vector]:
-        """Vectors of the distinct (cut) ``texts``: from the cache, the rest embedded. The
-        strings whose vectors are ready are announced as they come (to :meth:`judge_pairs`,
-        which scores the pairs they complete): the cached ones at once, then each stored
-        batch."""
+        """Vectors of the distinct (cut) ``texts``: from the cache, the rest embedded."""
         out: dict[str, Vector] = {}
         missing = (list(texts) if ctx.cache.mode == "off"  # nothing to read: no lookups
                    else [t for t in texts if not self.from_cache(t, ctx, out)])
-        if self._arrived is not None and out:
-            self._arrived(list(out), out)
         if missing:
             await self.embed_missing(missing, ctx, out)
         return out
 
     def pair_cosines(self, pairs: Sequence[Pair], vecs: dict[str, Vector]) -> list[float | None]:
         """The cosine of each (cut) pair, or None when a vector is missing or the two differ
-        in length; computed in bulk per vector length."""
+        in length; computed in bulk per vector length, :data:`COSINE_SLICE` pairs at a time."""
         out: list[float | None] = [None] * len(pairs)
         by_dim: dict[int, list[int]] = {}
         for k, (p, t) in enumerate(pairs):
             a, b = vecs.get(p), vecs.get(t)
             if a is not None and b is not None and a.shape == b.shape:
                 by_dim.setdefault(a.size, []).append(k)
-        for ks in by_dim.values():
-            lhs, rhs = ([vecs[pairs[k][side]] for k in ks] for side in (0, 1))
-            got = cosines(np.array(lhs, np.float64), np.array(rhs, np.float64), self.unit_vectors)
-            for k, c in zip(ks, got.tolist(), strict=True):
-                out[k] = c
+        for every in by_dim.values():
+            for at in range(0, len(every), COSINE_SLICE):
+                ks = every[at:at + COSINE_SLICE]
+                lhs, rhs = ([vecs[pairs[k][side]] for k in ks] for side in (0, 1))
+                got = cosines(np.array(lhs, np.float64), np.array(rhs, np.float64),
+                              self.unit_vectors)
+                for k, c in zip(ks, got.tolist(), strict=True):
+                    out[k] = c
         return out
 
     def _failed(self, cut: Pair, vecs: dict[str, Vector]) -> tuple[str, str]:
@@ -242,74 +244,41 @@ class EmbeddingJudge(Judge, abc.ABC):
     async def judge_pairs(self, pairs: Sequence[Pair], ctx: JudgeContext) -> list[Verdict | None]:
         """Embed every distinct (cut) string once, then score each pair by cosine.
 
-        A pair is scored as soon as both its vectors are there — the cached ones at once,
-        the others when the batch holding the second one is stored, while the next batch is
-        being embedded — and its verdict is made once every string is done (a verdict's
-        ``latency_s`` and ``cached`` describe the whole call). The scores are those of one
-        pass at the end: each pair's cosine is its own row's dot product, however the rows
-        are grouped."""
+        The pairs are scored once every vector is there, in one pass (cosines in bulk,
+        :meth:`pair_cosines`), not while the encoder runs: the local encoder needs the GIL
+        between its numpy calls, and Python work beside it slowed it by more than that work
+        cost afterwards (``docs/performance.md``). A verdict's ``latency_s`` and ``cached``
+        describe the whole call."""
         self._errors = {}
         t0 = time.perf_counter()
         calls_before = ctx.stats.judge_calls
         cut = [(self.clip(p), self.clip(t)) for p, t in pairs]
         texts = list(dict.fromkeys(s for c in cut for s in c))
-        users: dict[str, list[int]] = {}  # a string → the pairs that wait for its vector
-        for k, (a, b) in enumerate(cut):
-            users.setdefault(a, []).append(k)
-            if b != a:
-                users.setdefault(b, []).append(k)
-        waiting = [1 if a == b else 2 for a, b in cut]
-        scored: dict[int, tuple[float, str, str]] = {}
-
-        def arrived(strings: Sequence[str], vecs: dict[str, Vector]) -> None:
-            ready = []
-            for text in strings:
-                for k in users.pop(text, ()):
-                    waiting[k] -= 1
-                    if not waiting[k]:
-                        ready.append(k)
-            self._score_into(scored, ready, pairs, cut, vecs)
-
         report = ctx.progress
         ctx.progress = _pairs_per_string(report, len(pairs), len(texts))
-        self._arrived = arrived
         try:
             vecs = await self.vectors(texts, ctx)
         finally:
-            self._arrived = None
             await self.aclose()
             ctx.progress = report
-        self._score_into(scored, [k for k in range(len(pairs)) if k not in scored], pairs, cut,
-                         vecs)
+        scored = [None if cos is None else self.score(cos, *pair)
+                  for pair, cos in zip(pairs, self.pair_cosines(cut, vecs), strict=True)]
         fresh = ctx.stats.judge_calls > calls_before
         latency = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
         out: list[Verdict | None] = []
-        for k, ((pred, truth), c) in enumerate(zip(pairs, cut, strict=True)):
+        for (pred, truth), c, got in zip(pairs, cut, scored, strict=True):
             common: dict[str, Any] = {
                 "pred": pred, "truth": truth, "judge_id": self.id, "scorer": self.scorer_id,
                 "cache_key": f"{self.key(c[0])}+{self.key(c[1])}", "latency_s": latency}
-            if k not in scored:
+            if got is None:
                 why, raw = self._failed(c, vecs)
                 out.append(Verdict(outcome="transport_error", rationale=why, raw=raw, **common))
-                continue
-            s, why, raw = scored[k]
-            out.append(Verdict(score=s, outcome="ok", rationale=why, raw=raw,
-                               cached=not fresh, **common))
+            else:
+                out.append(Verdict(score=got[0], outcome="ok", rationale=got[1],
+                                   raw=_raw_json(got[2]), cached=not fresh, **common))
         self._keys, self._template = {}, None
         self._errors = {}
         return out
-
-    def _score_into(self, scored: dict[int, tuple[float, str, str]], ks: Sequence[int],
-                    pairs: Sequence[Pair], cut: Sequence[Pair],
-                    vecs: dict[str, Vector]) -> None:
-        """Score the pairs ``ks`` that have a cosine (both vectors, of one length) into
-        ``scored``: ``index → (score, rationale, raw JSON)``."""
-        if not ks:
-            return
-        for k, cos in zip(ks, self.pair_cosines([cut[k] for k in ks], vecs), strict=True):
-            if cos is not None:
-                s, why, detail = self.score(cos, *pairs[k])
-                scored[k] = (s, why, json.dumps(detail))
 
 
 def _pairs_per_string(report: Callable[[int], None] | None, pairs: int,

@@ -219,10 +219,10 @@ class LocalJudge(EmbeddingJudge):
                             out: dict[str, Vector]) -> None:
         """Encode the strings the cache did not have, in the batches of :meth:`embed`, back to
         back in one worker thread (:class:`judge.aio.OffLoopStream`, at most two batches ahead),
-        each stored in the cache as soon as the event loop takes it. Storing a batch (and
-        scoring the pairs it completes: :meth:`judge_pairs`) overlaps the encoding of the next
-        ones (the encoder releases the GIL in numpy for most of its time), and the encoder
-        never waits for the loop between two batches, as in a bare loop over it.
+        each stored in the cache as soon as the event loop takes it. The encoder never waits
+        for the loop between two batches, as in a bare loop over it; the loop does no more
+        than store each batch meanwhile (the pairs are scored after the last one:
+        :meth:`judge_pairs`).
 
         The event loop stays free meanwhile, so a cancelled run — Ctrl-C, whose first press
         cancels the running task — stops at once, not at the end of all judging (35–61 s on
