@@ -192,9 +192,9 @@ class EmbeddingJudge(Judge, abc.ABC):
         (so an interrupted run keeps every finished batch), one judge call and one unit of
         progress per string."""
         out.update(zip(texts, vectors, strict=True))
-        keys = [self.key(t) for t in texts]  # the verdicts' cache_key: made while encoding
         if ctx.cache.mode == "read-write":  # set_many stores nothing in the other modes
-            ctx.cache.set_many({k: self.encode(v) for k, v in zip(keys, vectors, strict=True)},
+            ctx.cache.set_many({self.key(t): self.encode(v)
+                                for t, v in zip(texts, vectors, strict=True)},
                                hold=not self.recomputable)
         ctx.stats.judge_calls += len(texts)
         ctx.advance(len(texts))
