@@ -179,7 +179,9 @@ class _Collect:
                 self.lookup[(scope, pair)] = CellVerdict(v.score if ok else None, v.outcome,
                                                          v.judge_id)
                 self.outcomes[v.outcome] += 1
-                rows.append({**v.model_dump(), **scoped})
+                row = v.to_row()  # a new dict: the item id goes into it
+                row.update(scoped)
+                rows.append(row)
                 if len(rows) >= LOG_BATCH:
                     self.log.extend(rows)
                     rows.clear()

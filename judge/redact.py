@@ -224,4 +224,5 @@ def redact_row(row: Mapping[str, Any], redactor: Redactor | None = None) -> dict
     """A verdict (or disagreement) row with its error and judge texts redacted; the judged
     ``pred``/``truth`` strings and the ids are kept as they are (they are the data)."""
     r = redactor or Redactor()
-    return dict(r.obj(dict(row), JUDGED_FIELDS))
+    redacted: dict[str, Any] = r.obj(row, JUDGED_FIELDS)  # a mapping gives a new dict
+    return redacted

@@ -102,6 +102,20 @@ class Verdict(BaseModel):
             del data["logprob_fallback"]  # only a grade verdict without logprobs says so
         return data
 
+    def to_row(self) -> dict[str, Any]:
+        """The verdict as a new dict, equal to :meth:`model_dump` (the tests check it on every
+        kind of verdict) at about a tenth of its cost: the fields as they are, ``distribution``
+        (copied) left out when None and ``logprob_fallback`` when False. Each verdict of a run
+        becomes a row of its verdict log this way (10,000 on a 10,000-pair run)."""
+        row = dict(self.__dict__)
+        if row["distribution"] is None:
+            del row["distribution"]
+        else:
+            row["distribution"] = dict(row["distribution"])
+        if row["logprob_fallback"] is False:
+            del row["logprob_fallback"]
+        return row
+
     @model_validator(mode="after")
     def _score_iff_ok(self) -> Verdict:
         if self.outcome == "ok" and self.score is None:

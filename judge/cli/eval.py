@@ -139,7 +139,8 @@ def eval_command(
                                batch_queue_tokens, cancel_stale),
             command=("simjudge", *sys.argv[1:]))
         with warnings_to_stderr(), progress(enabled=not quiet) as factory:
-            record = run_eval(config, factory, renderers)
+            # --quiet draws no bar: no factory, so no progress totals are counted either
+            record = run_eval(config, None if quiet else factory, renderers)
     except (InputError, CacheMissError) as exc:
         fail(exc)
     except BatchPendingError as exc:  # the batch keeps running: the same command resumes it
