@@ -21,13 +21,13 @@ never shows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from judge.probes.text import probe_lines
 from judge.record.runrecord import RunRecord, VerdictRow
 from judge.redact import Redactor
+from judge.runs.pagejson import compact
 from judge.tasks.base import HeatmapView
 
 RAW_LIMIT = 2000
@@ -48,14 +48,13 @@ _VERDICT_DEFAULTS = {k: f.get_default() for k, f in VerdictRow.model_fields.item
 _ENTRY_DEFAULTS = tuple((k, _VERDICT_DEFAULTS.get(k)) for k in _VERDICT_KEYS)
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 Pair = tuple[str | None, str, str]
 """``(item id or None, pred, truth)``: the pair a verdict was made for."""
 
 
 def pair_key(pair: Pair) -> str:
     """Lookup key of a pair's verdicts; identical to the page's ``JSON.stringify([id, p, t])``."""
-    return _encode(list(pair))
+    return compact(pair)
 
 
 def _number(v: Any) -> bool:
@@ -90,10 +89,12 @@ def _header(record: RunRecord, uses_tau: bool) -> dict[str, Any]:
 
 
 def _heatmap(hm: HeatmapView) -> dict[str, Any]:
+    exact: list[list[int]] = []
+    matched: list[list[int]] = []
+    for m in hm.matches:  # one pass (most heatmaps of a large run have none)
+        (exact if m.is_exact else matched).append([m.pred_index, m.truth_index])
     return {"label": hm.label, "pred": list(hm.pred), "truth": list(hm.truth),
-            "scores": hm.scores,
-            "exact": [[m.pred_index, m.truth_index] for m in hm.matches if m.is_exact],
-            "matched": [[m.pred_index, m.truth_index] for m in hm.matches if not m.is_exact]}
+            "scores": hm.scores, "exact": exact, "matched": matched}
 
 
 def _probe_rows(record: RunRecord) -> dict[Pair, dict[str, Any]]:
@@ -114,6 +115,9 @@ def _probe_weight(rows: Mapping[str, Any], probe: str) -> float:
     return abs(float(value)) if value is not None and _number(value) else 0.0
 
 
+_EMPTY: frozenset[Any] = frozenset()
+
+
 def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[str, Any],
                    item_id: str, flags: Mapping[Pair, int],
                    tau: float | None, near: float,
@@ -125,13 +129,18 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
     probed cells go to the ``asymmetric`` and ``unstable`` queues with their weight in
     ``weights`` (for sorting); ``human``: overridden pairs → whether the human and the judge
     disagree at τ (the ``human_ne_judge`` queue)."""
-    exact = {tuple(e) for e in hm["exact"]}
-    for i, p in enumerate(hm["pred"]):
-        for j, t in enumerate(hm["truth"]):
-            s = hm["scores"][i][j]
-            f = (flags.get((item_id, p, t)) or flags.get((None, p, t)) or 0) if flags else 0
+    pred, truth, scores = hm["pred"], hm["truth"], hm["scores"]
+    exact_at, matched = hm["exact"], hm["matched"]
+    exact = {(i, j) for i, j in exact_at} if exact_at else _EMPTY
+    for i, p in enumerate(pred):
+        row = scores[i]
+        for j, t in enumerate(truth):
+            s = row[j]
             if tau is not None and s is not None and (i, j) not in exact and abs(s - tau) <= near:
                 queues["near"].append([n, h, i, j])
+            if not (flags or human or probes):  # the usual run: no failure, panel or probe
+                continue
+            f = (flags.get((item_id, p, t)) or flags.get((None, p, t)) or 0) if flags else 0
             if f & _ABOVE and f & _AT_OR_BELOW:
                 queues["disagree"].append([n, h, i, j])
             if f & _FAILED:
@@ -145,10 +154,10 @@ def _queue_heatmap(queues: dict[str, list[list[int]]], n: int, h: int, hm: dict[
                     if w > 0:
                         queues[queue].append([n, h, i, j])
                         weights[queue].append(w)
-    used_p = {i for i, _ in hm["exact"] + hm["matched"]}
-    used_t = {j for _, j in hm["exact"] + hm["matched"]}
-    queues["unmatched_pred"] += [[n, h, i] for i in range(len(hm["pred"])) if i not in used_p]
-    queues["unmatched_truth"] += [[n, h, j] for j in range(len(hm["truth"])) if j not in used_t]
+    used_p = {i for i, _ in exact_at + matched} if exact_at or matched else _EMPTY
+    used_t = {j for _, j in exact_at + matched} if exact_at or matched else _EMPTY
+    queues["unmatched_pred"] += [[n, h, i] for i in range(len(pred)) if i not in used_p]
+    queues["unmatched_truth"] += [[n, h, j] for j in range(len(truth)) if j not in used_t]
 
 
 _FAILED, _ABOVE, _AT_OR_BELOW = 1, 2, 4

@@ -26,9 +26,9 @@ _B64_BLOCK = 3 << 18
 
 class Gzip:
     """One gzip member fed as it comes (level :attr:`LEVEL`, mtime 0: the same run gives the
-    same page). Texts are handed to zlib :data:`FEED` characters at a time, not one call per
-    verdict entry (zlib's output does not depend on how its input is cut: no flush in
-    between)."""
+    same page). Texts (str, or UTF-8 bytes as orjson writes them: no decoding and encoding
+    again) are handed to zlib :data:`FEED` bytes at a time, not one call per verdict entry
+    (zlib's output does not depend on how its input is cut: no flush in between)."""
 
     FEED = 1 << 16
     LEVEL = 1
@@ -41,18 +41,24 @@ class Gzip:
 
         self._z: Any = zlib.compressobj(self.LEVEL, zlib.DEFLATED, 31)  # 31: gzip framing
         self.parts: list[bytes] = []
-        self._pending: list[str] = []
+        self._pending: list[bytes] = []
         self._size = 0
 
-    def write(self, text: str) -> None:
-        self._pending.append(text)
-        self._size += len(text)
+    def write(self, text: str | bytes) -> None:
+        """Add ``text`` (a str, or UTF-8 bytes).
+
+        Raises:
+            UnicodeEncodeError: a str holding a lone surrogate.
+        """
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        self._pending.append(data)
+        self._size += len(data)
         if self._size >= self.FEED:
             self._feed()
 
     def _feed(self) -> None:
         if self._pending:
-            self.parts.append(self._z.compress("".join(self._pending).encode("utf-8")))
+            self.parts.append(self._z.compress(b"".join(self._pending)))
             self._pending, self._size = [], 0
 
     def base64(self) -> Iterator[str]:
@@ -70,6 +76,11 @@ class Gzip:
                 buf = buf[cut:]
         self.parts = []
         yield base64.b64encode(buf).decode("ascii")
+
+
+def _text(text: str | bytes) -> str:
+    """A plain page's pieces are kept as str: :data:`COMPRESS_OVER` counts characters."""
+    return text.decode("utf-8") if isinstance(text, bytes) else text
 
 
 def chunk_size(most: int = 256) -> int:
@@ -98,23 +109,27 @@ class Payload:
         self._in_shard = 0
         self._main: Gzip | None = None
 
-    def verdicts(self, entries: str, count: int) -> None:
+    def verdicts(self, entries: str | bytes, count: int) -> None:
         """Add ``count`` verdict entries' JSON joined by commas (a JSON list's text without its
-        brackets), in the run's order, before any :meth:`write`. Chunks of more than one entry
-        must not cross a shard boundary: each of :func:`chunk_size` entries, but the last.
+        brackets; a str or UTF-8 bytes), in the run's order, before any :meth:`write`. Chunks of
+        more than one entry must not cross a shard boundary: each of :func:`chunk_size`
+        entries, but the last.
 
         Raises:
             ValueError: the chunk would cross a shard boundary.
         """
         if self._main is None:
+            entries = _text(entries)
             self._verdicts.append((entries, count))
             self._grow(len(entries) + 1)
         else:
             self._shard_entry(entries, count)
 
-    def write(self, text: str) -> None:
-        """Add text of the data object after its verdicts (``,"key":value`` pieces)."""
+    def write(self, text: str | bytes) -> None:
+        """Add text of the data object after its verdicts (``,"key":value`` pieces; a str or
+        UTF-8 bytes)."""
         if self._main is None:
+            text = _text(text)
             self._rest.append(text)
             self._grow(len(text))
         else:
@@ -130,7 +145,7 @@ class Payload:
         for text, count in chunks:
             self._shard_entry(text, count)
 
-    def _shard_entry(self, entries: str, count: int) -> None:
+    def _shard_entry(self, entries: str | bytes, count: int) -> None:
         if not self._shards or self._in_shard >= SHARD_VERDICTS:
             if self._shards:
                 self._shards[-1].write("]")
@@ -139,7 +154,8 @@ class Payload:
         if self._in_shard + count > SHARD_VERDICTS:
             raise ValueError(f"{count} verdict entries cross a shard boundary: "
                              f"{SHARD_VERDICTS - self._in_shard} fit")
-        self._shards[-1].write(("," if self._in_shard else "[") + entries)
+        self._shards[-1].write("," if self._in_shard else "[")
+        self._shards[-1].write(entries)
         self._in_shard += count
 
     def html(self) -> Iterator[str]:

@@ -8,15 +8,16 @@ The HTML report (template ``judge/runs/report.html.jinja``) embeds the data as J
 base64 shards for a large run, inflated by the browser, produced as a stream
 (:mod:`judge.runs.pagedata`) — and renders it by each view's ``kind``: no network, CSS/JS/SVG
 inline, usable offline and by email. All judged text is inserted with ``textContent`` (never as
-markup), and the embedded JSON escapes ``<``, ``>`` and ``&``, so a prediction such as
-``<script>`` is shown as text. Heatmaps are drawn lazily (when their item scrolls into view), so
-a 10,000-pair run stays light. Human overrides made in the page export as JSONL rows ``{"id",
-"pred", "truth", "label", "score", "rationale"}``, which ``simjudge calibrate`` (label) and the
-``table:`` judge (score, item-scoped by ``id``) read directly.
+markup), and the embedded JSON (:mod:`judge.runs.pagejson`) escapes ``<``, ``>`` and ``&``, so
+a prediction such as ``<script>`` is shown as text. Heatmaps are drawn lazily (when their item
+scrolls into view), so a 10,000-pair run stays light. Human overrides made in the page export
+as JSONL rows ``{"id", "pred", "truth", "label", "score", "rationale"}``, which ``simjudge
+calibrate`` (label) and the ``table:`` judge (score, item-scoped by ``id``) read directly.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import json
@@ -25,46 +26,32 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
-from jinja2 import Environment, StrictUndefined, select_autoescape
+from jinja2 import Environment, StrictUndefined, Template, select_autoescape
 
 from judge.record.runrecord import RunRecord
 from judge.record.store import REPORT_FILE, Renderer
 from judge.redact import Redactor
 from judge.runs import pagedata
 from judge.runs.audit import pair_key, report_data, verdict_entry
+from judge.runs.pagejson import script_json, script_utf8
 from judge.runs.reportmd import render_markdown
 
 ITEM_CHUNK = 256
 """Items of the page data encoded by one JSON call (a large run's items are never one text)."""
 
 
-def _no_nan(x: Any) -> Any:
-    if isinstance(x, float) and x != x:
-        return None
-    if isinstance(x, dict):
-        return {k: _no_nan(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_no_nan(v) for v in x]
-    return x
-
-
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-"""Compact JSON without NaN, from an encoder built once (``json.dumps`` builds one a call)."""
-
-
-def _script_json(data: Any) -> str:
-    """JSON safe inside a ``<script type="application/json">`` element (NaN → null)."""
-    try:  # the usual case, and fast: no NaN anywhere
-        text = _compact(data)
-    except ValueError:  # an undefined statistic somewhere: NaN → null, everywhere
-        text = _compact(_no_nan(data))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
-
 def render_report_file(record: RunRecord, name: str, out: IO[str]) -> None:
     """Write the run's ``report.html`` to ``out`` (the default queues; ``name`` = the run
     directory's name, shown in the page title): a :data:`judge.record.store.Renderer`."""
     render_html(record, name=name, out=out)
+
+
+@functools.cache
+def _template() -> Template:
+    """The page's template, compiled once a process."""
+    env = Environment(autoescape=select_autoescape(default=True), undefined=StrictUndefined)
+    return env.from_string(
+        (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
 
 
 def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
@@ -97,9 +84,7 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     """
     import uuid
 
-    env = Environment(autoescape=select_autoescape(default=True), undefined=StrictUndefined)
-    template = env.from_string(
-        (resources.files("judge.runs") / "report.html.jinja").read_text("utf-8"))
+    template = _template()
     payload = pagedata.Payload()
     red = Redactor()  # API keys echoed in error texts never reach the report (judge.redact)
     entries: list[list[Any]] = []  # encoded chunk_size() at a time: one JSON call each
@@ -107,7 +92,7 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
 
     def flush() -> None:
         if entries:  # "[a,b]"[1:-1] is a's JSON, b's
-            payload.verdicts(_script_json(entries)[1:-1], len(entries))
+            payload.verdicts(script_utf8(entries)[1:-1], len(entries))
             entries.clear()
 
     def sink(key: str, row: dict[str, Any]) -> None:
@@ -135,13 +120,14 @@ def render_html(record: RunRecord, near: float = 0.1, name: str | None = None,
     run = data["header"]["run"]
     data.pop("verdicts")
     for key, value in data.items():
-        payload.write(f",{_script_json(key)}:")
+        payload.write(f",{script_json(key)}:")
         if key != "items":
-            payload.write(_script_json(value))
+            payload.write(script_json(value))
             continue
         payload.write("[")  # ITEM_CHUNK items at a time: "[a,b]"[1:-1] is a's JSON, b's
         for k in range(0, len(value), ITEM_CHUNK):
-            payload.write(("," if k else "") + _script_json(value[k:k + ITEM_CHUNK])[1:-1])
+            payload.write("," if k else "")
+            payload.write(script_utf8(value[k:k + ITEM_CHUNK])[1:-1])
         payload.write("]")
     mark = f"@@page-data-{uuid.uuid4().hex}@@"
     views = resources.files("judge.runs")
