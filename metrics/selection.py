@@ -25,7 +25,7 @@ import math
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -347,12 +347,33 @@ def fuzzy_match(pred: Sequence[str], truth: Sequence[str], sim: Any = None,
                             precision=precision, recall=recall, f1=f1, matches=tuple(matches))
 
 
-def aggregate_fuzzy(results: Sequence[FuzzyMatchResult],
+class FuzzyCounts(Protocol):
+    """What :func:`aggregate_fuzzy` reads of an item: a :class:`FuzzyMatchResult`, or a row
+    that carries its numbers under the same names (simjudge's ``items.jsonl`` rows)."""
+
+    @property
+    def n_pred(self) -> int: ...
+    @property
+    def n_truth(self) -> int: ...
+    @property
+    def n_exact(self) -> int: ...
+    @property
+    def tp_fuzzy(self) -> float: ...
+    @property
+    def precision(self) -> float: ...
+    @property
+    def recall(self) -> float: ...
+    @property
+    def f1(self) -> float: ...
+
+
+def aggregate_fuzzy(results: Sequence[FuzzyCounts],
                     zero_division: float = 0.0) -> FuzzyAggregate:
     """Aggregate per-item :func:`fuzzy_match` results over a dataset, macro and micro.
 
     Args:
-        results: one :class:`FuzzyMatchResult` per item (non-empty sequence).
+        results: one :class:`FuzzyMatchResult` per item (non-empty sequence), or anything
+            with its numbers (:class:`FuzzyCounts`).
         zero_division: as in :func:`fuzzy_match`, for the micro ratios.
 
     Returns:

@@ -33,7 +33,7 @@ import errno
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -69,6 +69,22 @@ def dumps(obj: Any, indent: int | None = None) -> str:
     if indent is None:
         return _ENCODER.encode(obj)
     return json.dumps(obj, ensure_ascii=False, indent=indent, default=_json_default)
+
+
+def dumps_each(objs: Iterable[Any]) -> Iterator[str]:
+    """:func:`dumps` of each object in turn (a JSONL file's lines, without their ``\\n``), the
+    same text from one encoder: ``json.dumps`` and :func:`dumps` build the C encoder of
+    :mod:`json` again for every object (a run writes one line per item)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without the C accelerator
+        yield from map(dumps, objs)
+        return
+    # the arguments JSONEncoder.iterencode passes for _ENCODER: markers for its circular
+    # check, non-ASCII kept, no indent, ": " and ", ", keys unsorted and not skipped, NaN
+    encode = make({}, _json_default, json.encoder.encode_basestring, None, ": ", ", ",
+                  False, False, True)
+    for obj in objs:
+        yield "".join(encode(obj, 0))
 
 
 def write_text_atomic(path: Path, write: Callable[[IO[str]], None]) -> int:

@@ -58,7 +58,8 @@ class OpenRow(BaseModel):
         """The JSON object written to disk: the fields that were set, by their JSON names, named
         ones first (in the model's order, which is the order the task writes them), then the
         others, so a row read from disk is written back as it was."""
-        return self.model_dump(mode="python", exclude_unset=True, by_alias=True)
+        # model_dump's own call, without its wrapper (a run writes one row per item)
+        return self.__pydantic_serializer__.to_python(self, exclude_unset=True, by_alias=True)
 
 
 @functools.cache

@@ -23,7 +23,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from judge.errors import InputError
-from judge.record.atomic import atomic_dir, dumps
+from judge.record.atomic import atomic_dir, dumps, dumps_each
 from judge.record.config import upgrade_config
 from judge.record.runrecord import RunRecord
 from judge.record.verdictlog import VerdictLog
@@ -84,8 +84,8 @@ def _check_extra_names(names: Iterable[str]) -> None:
 
 def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(dumps(row) + "\n")
+        for line in dumps_each(rows):
+            fh.write(line + "\n")
 
 
 def _check_rendered_name(name: str) -> None:

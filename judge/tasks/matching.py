@@ -6,7 +6,7 @@
   the accounting and, for a panel, its agreement and disagreements;
 * :func:`match_row` — one matrix matched at τ (:func:`metrics.fuzzy_match`, seed 001's fuzzy TP)
   as the fields of a row that stores its strings and scores, so the run can be re-scored with
-  no call;
+  no call (:mod:`judge.tasks.matchrow`, with :func:`~judge.tasks.matchrow.row_fields`);
 * :func:`stored_matrix` / :func:`revoted_matrix` — a stored row's matrix as written, or rebuilt
   from the panel members' stored verdicts under another vote rule, quorum or τ;
 * :func:`fuzzy_metrics` — dataset macro (mean of per-row values) and micro (from summed
@@ -22,13 +22,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judge.judges.base import Judge, JudgeContext
-from judge.matrix import MatrixBuild, SimilarityMatrix, build_matrices_async, distinct_pairs
-from judge.numbers import finite_or_none
+from judge.matrix import MatrixBuild, build_matrices_async, distinct_pairs
 from judge.tasks.base import Judged
 from judge.tasks.columns import MeanColumn
+from judge.tasks.matchrow import match_row as match_row  # its home before the split
 from judge.tasks.overrides import HumanOverrides
 from judge.verdict import OUTCOMES
-from metrics import FuzzyMatchResult, fuzzy_match, fuzzy_prf, normalize
+from metrics import fuzzy_prf, normalize
 
 Group = tuple[Sequence[str], Sequence[str]]
 """``(pred strings, truth strings)`` of one matrix."""
@@ -129,41 +129,10 @@ def overridden(overrides: HumanOverrides, tau: float,
     return summary(overrides, counts.overridden, counts.exact, counts.flipped, tau)
 
 
-def match_row(m: SimilarityMatrix, tau: float, zero_division: float = 0.0,
-              ) -> tuple[FuzzyMatchResult, dict[str, Any]]:
-    """Match one matrix at τ and describe it as a JSON row.
-
-    Args:
-        m: the matrix (NaN = no verdict; exact cells 1.0).
-        tau: τ in [0, 1]; a judged pair matches when its score is strictly greater.
-        zero_division: value of an undefined ratio.
-
-    Returns:
-        ``(result, row)``: the :class:`metrics.FuzzyMatchResult` and its dict (``n_pred``,
-        ``n_truth``, ``n_exact``, ``tp_fuzzy``, ``precision``, ``recall``, ``f1``,
-        ``matches`` with each match's ``judge_id``), plus ``unmatched_pred``,
-        ``unmatched_truth``, ``cells_without_verdict``, and the strings and ``scores``
-        (nested lists, null = no verdict) that :func:`stored_matrix` reads back.
-    """
-    r = fuzzy_match(list(m.pred), list(m.truth), m.scores, tau=tau, zero_division=zero_division)
-    d = r.to_dict()
-    for match in d["matches"]:
-        v = m.cell(match["pred_index"], match["truth_index"])
-        match["judge_id"] = v.judge_id if v is not None else None
-    d["unmatched_pred"] = [m.pred[i] for i in r.unmatched_pred()]
-    d["unmatched_truth"] = [m.truth[j] for j in r.unmatched_truth()]
-    # count_nonzero and tolist: a 10,000-item run makes 10,000 tiny matrices, where numpy's
-    # sum reduction and element-wise iteration cost more than the matching itself
-    d["cells_without_verdict"] = int(np.count_nonzero(np.isnan(m.scores)))
-    d["pred"], d["truth"] = list(m.pred), list(m.truth)
-    d["scores"] = [[finite_or_none(x) for x in row] for row in m.scores.tolist()]
-    return r, d
-
-
 def stored_matrix(scores: Sequence[Sequence[float | None]], n_pred: int, n_truth: int,
                   ) -> NDArray[np.float64]:
-    """The ``n_pred``×``n_truth`` matrix a row stores (``scores`` as :func:`match_row` writes
-    them: nested lists, None → NaN)."""
+    """The ``n_pred``×``n_truth`` matrix a row stores (``scores`` as
+    :func:`~judge.tasks.matchrow.match_row` writes them: nested lists, None → NaN)."""
     return np.array([[np.nan if x is None else x for x in r] for r in scores],
                     dtype=np.float64).reshape(n_pred, n_truth)
 

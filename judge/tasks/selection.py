@@ -28,13 +28,13 @@ from judge.tasks.matching import (
     FuzzyColumns,
     fuzzy_metrics,
     judge_groups,
-    match_row,
     member_scores,
     overridden,
     revoted_matrix,
     stored_matrix,
     work_units,
 )
+from judge.tasks.matchrow import row_fields
 from metrics import aggregate_fuzzy, fuzzy_match
 
 if TYPE_CHECKING:
@@ -122,17 +122,16 @@ class SelectionTask(Task[SelectionRow]):
 
     def score(self, items: Sequence[Item], judged: Judged, params: Params,
               ) -> tuple[list[SelectionRow], dict[str, Any]]:
-        """One row per item (:func:`judge.tasks.matching.match_row`, plus id, source and
-        query) and the aggregated fuzzy metrics with τ."""
+        """One row per item (:func:`judge.tasks.matchrow.row_fields`: id, source and query
+        first) and the aggregated fuzzy metrics with τ."""
+        tau, zd = params.tau, params.zero_division
+        validate = SelectionRow.__pydantic_validator__.validate_python  # model_validate's own
         rows: list[SelectionRow] = []
-        results = []
         for item, m in zip(items, judged.matrices, strict=True):
-            r, d = match_row(m, params.tau, params.zero_division)
-            results.append(r)
-            rows.append(SelectionRow.model_validate(
-                {"id": item.id, "source": item.source, **query_of(item), **d}))
-        agg = aggregate_fuzzy(results, zero_division=params.zero_division)
-        return rows, {"tau": params.tau, **agg.to_dict()}
+            head = {"id": item.id, "source": item.source, **query_of(item)}
+            rows.append(validate(row_fields(m, tau, zd, head)))
+        agg = aggregate_fuzzy(rows, zero_division=zd)  # the rows carry the results' numbers
+        return rows, {"tau": tau, **agg.to_dict()}
 
     def item_truth(self, item_id: str, pred: Any, truth: Any, label: Mapping[str, Any],
                    place: LabelPlace) -> ItemTruth:
