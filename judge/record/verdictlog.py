@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import tempfile
-import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -30,26 +29,11 @@ from pydantic import GetCoreSchemaHandler, ValidationError
 from pydantic_core import core_schema
 
 from judge.record.atomic import dumps
+from judge.record.jsonlines import OffsetFile, loads_line
 from judge.record.rows import VerdictRow
 
 READ_BLOCK = 1 << 20
 """Bytes read at a time when a file-backed log is iterated."""
-
-
-class _File:
-    """An open JSONL file read by offset (``os.pread``: iterations do not share a position)."""
-
-    def __init__(self, fh: IO[bytes]) -> None:
-        self.fh = fh
-        self.fd = fh.fileno()
-        self._lock = threading.Lock()
-
-    def read(self, offset: int, n: int) -> bytes:
-        if hasattr(os, "pread"):
-            return os.pread(self.fd, n, offset)
-        with self._lock:  # no pread (Windows): seek and read under a lock
-            os.lseek(self.fd, offset, os.SEEK_SET)
-            return os.read(self.fd, n)
 
 
 class VerdictLog(Sequence[VerdictRow]):
@@ -66,7 +50,7 @@ class VerdictLog(Sequence[VerdictRow]):
 
     def __init__(self) -> None:
         self._rows: list[VerdictRow] | None = []
-        self._file: _File | None = None
+        self._file: OffsetFile | None = None
         self._writer: IO[bytes] | None = None
         self._offsets = array("q", [0])  # line starts, then the end (file-backed)
         self._redactor: Any = None
@@ -112,7 +96,7 @@ class VerdictLog(Sequence[VerdictRow]):
         where = directory or os.environ.get("SIMJUDGE_SPOOL_DIR") or None
         with log._guard():
             fh = tempfile.TemporaryFile(dir=where)  # noqa: SIM115 (held; closed by close())
-        log._rows, log._file, log._writer = None, _File(fh), fh
+        log._rows, log._file, log._writer = None, OffsetFile(fh), fh
         log._redactor = Redactor()
         return log
 
@@ -144,7 +128,7 @@ class VerdictLog(Sequence[VerdictRow]):
 
         p = Path(path)
         log = cls()
-        log._rows, log._file = None, _File(open(p, "rb"))  # noqa: SIM115 (held by the log)
+        log._rows, log._file = None, OffsetFile(open(p, "rb"))  # noqa: SIM115 (held by the log)
         offsets = array("q")
         pos = 0
         for lineno, line in enumerate(log._lines(whole=True), start=1):
@@ -152,7 +136,7 @@ class VerdictLog(Sequence[VerdictRow]):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = loads_line(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"malformed JSON: {exc.msg}", p, lineno) from None
             try:
@@ -252,7 +236,7 @@ class VerdictLog(Sequence[VerdictRow]):
         assert self._file is not None
         self._flush()
         start, end = self._offsets[k], self._offsets[k + 1]
-        row: dict[str, Any] = json.loads(self._file.read(start, end - start))
+        row: dict[str, Any] = loads_line(self._file.read(start, end - start))
         return row
 
     def __iter__(self) -> Iterator[VerdictRow]:
@@ -278,7 +262,7 @@ class VerdictLog(Sequence[VerdictRow]):
         needle = containing.encode("ascii") if containing is not None else b""
         for line in self._lines():
             if needle in line and line.strip():
-                yield json.loads(line)
+                yield loads_line(line)
 
     def raw_lines(self) -> Iterator[bytes]:
         """A file-backed log's lines as stored (UTF-8 JSON, no newline; already redacted: a
