@@ -141,6 +141,17 @@ def test_fields_by_json_name_and_fields_not_named() -> None:
                              "rouge-2": 0.25, "rouge-l": 0.5, "bleu-4": 0.1}
 
 
+def test_numbers_are_ints_and_floats_of_any_kind_but_not_booleans() -> None:
+    row = ItemRow.model_validate({"id": "n", "k": 3, "f": 0.5, "np": np.float64(0.25),
+                                  "i64": np.int64(7), "flag": True, "s": "1", "none": None,
+                                  "list": [1]})
+    assert not row.has("source") and row.has("id", "k") and not row.has("id", "missing")
+    row.source = 2.5  # type: ignore[assignment]  # assigned, not validated: set, a number
+    got = row.numbers()
+    assert got == {"source": 2.5, "k": 3, "f": 0.5, "np": 0.25}  # np.int64 is no int
+    assert type(got["np"]) is np.float64 and row.has("source")
+
+
 def test_a_bad_row_is_named_by_file_line_and_field(tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(FIXTURES / "selection_local", run)
