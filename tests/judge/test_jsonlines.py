@@ -61,3 +61,16 @@ _values = st.recursive(
 def test_loads_line_is_json_loads_on_what_json_dumps_writes(row: dict[str, object]) -> None:
     line = json.dumps(row, ensure_ascii=False).encode("utf-8", "surrogatepass")
     assert same(loads_line(line), json.loads(line))
+
+
+def test_a_verdict_row_with_long_float_digits_takes_the_orjson_path() -> None:
+    # a latency of 0.0006123456789012345 s has 19 digits after the point: still a float, so
+    # the line is orjson's; the 10k-pair benchmark's rows are all of this kind
+    from judge.record.jsonlines import BIG_INTEGER
+
+    line = (b'{"pred": "a", "score": 0.0016356283468219424, "latency_s": 0.0006123456789012345, '
+            b'"cache_key": "0123456789012345678901234567890abc+9876543210987654321", '
+            b'"tokens_in": 1234567890123456789}')
+    assert BIG_INTEGER.search(line) is not None  # the token count: 19 digits
+    assert BIG_INTEGER.search(line.replace(b"1234567890123456789}", b"12}")) is None
+    assert same(loads_line(line), json.loads(line))
