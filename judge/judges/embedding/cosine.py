@@ -39,9 +39,11 @@ from judge.verdict import Verdict
 Vector = NDArray[Any]
 """One string's embedding (1-d float array)."""
 
-COSINE_SLICE = 4096
+COSINE_SLICE = 1024
 """Pairs whose cosines are computed by one numpy call (two float64 arrays of this many rows
-of the vector length: 16 MB each for 512-long vectors)."""
+of the vector length: 4 MB each for 512-long vectors). On 10,000 pairs, 1,024 took 25 ms
+against 41 ms for 4,096 (whose 16 MB arrays are mapped and faulted in afresh each time); a
+cosine is its own row's dot product, the same however the rows are grouped."""
 
 _raw_json = json.JSONEncoder().encode
 """``json.dumps`` of a verdict's ``raw`` details, from an encoder built once (not per pair)."""
