@@ -268,16 +268,18 @@ class EmbeddingJudge(Judge, abc.ABC):
         fresh = ctx.stats.judge_calls > calls_before
         latency = (time.perf_counter() - t0) / max(1, len(pairs)) if fresh else 0.0
         out: list[Verdict | None] = []
-        for (pred, truth), c, got in zip(pairs, cut, scored, strict=True):
-            common: dict[str, Any] = {
-                "pred": pred, "truth": truth, "judge_id": self.id, "scorer": self.scorer_id,
-                "cache_key": f"{self.key(c[0])}+{self.key(c[1])}", "latency_s": latency}
+        key, jid, scorer = self.key, self.id, self.scorer_id
+        for (pred, truth), (a, b), got in zip(pairs, cut, scored, strict=True):
             if got is None:
-                why, raw = self._failed(c, vecs)
-                out.append(Verdict(outcome="transport_error", rationale=why, raw=raw, **common))
+                why, raw = self._failed((a, b), vecs)
+                out.append(Verdict(pred=pred, truth=truth, judge_id=jid, scorer=scorer,
+                                   cache_key=f"{key(a)}+{key(b)}", latency_s=latency,
+                                   outcome="transport_error", rationale=why, raw=raw))
             else:
-                out.append(Verdict(score=got[0], outcome="ok", rationale=got[1],
-                                   raw=_raw_json(got[2]), cached=not fresh, **common))
+                out.append(Verdict(pred=pred, truth=truth, judge_id=jid, scorer=scorer,
+                                   cache_key=f"{key(a)}+{key(b)}", latency_s=latency,
+                                   score=got[0], outcome="ok", rationale=got[1],
+                                   raw=_raw_json(got[2]), cached=not fresh))
         self._keys, self._template = {}, None
         self._errors = {}
         return out
