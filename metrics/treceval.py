@@ -18,6 +18,7 @@ a run), per query; :func:`aggregate` makes trec_eval's ``all`` line from per-que
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -189,11 +190,44 @@ def trec_measures(run: Mapping[str, Sequence[str] | Mapping[str, float]],
               for q, docs in run.items() if q in judged}
     if not scores or not measures:
         return {q: {} for q in scores}
-    evaluator = pytrec_eval.RelevanceEvaluator(judged, [m.spec() for m in measures],
-                                               relevance_level=int(relevance_level))
     wanted = [n for m in measures for n in m.names()]
-    return {q: {n: float(values[n]) for n in wanted}
-            for q, values in evaluator.evaluate(scores).items()}
+    ranked = {q: docs for q, docs in scores.items() if docs}
+    done: dict[str, dict[str, float]] = {}
+    if ranked:  # pytrec_eval 0.5 crashes (SIGSEGV) on an empty ranking: never given one
+        evaluator = pytrec_eval.RelevanceEvaluator(judged, [m.spec() for m in measures],
+                                                   relevance_level=int(relevance_level))
+        done = {q: {n: float(values[n]) for n in wanted}
+                for q, values in evaluator.evaluate(ranked).items()}
+    return {q: done[q] if q in ranked else empty_ranking(wanted, judged[q], relevance_level)
+            for q in scores}
+
+
+GM_FLOOR = 1e-5
+"""trec_eval's ``MIN_GEO_MEAN``: ``gm_map`` and ``gm_bpref`` take the log of a query's value
+floored at it."""
+
+
+def empty_ranking(names: Sequence[str], judgments: Mapping[str, int],
+                  relevance_level: int = 1) -> dict[str, float]:
+    """trec_eval's values of an empty ranking (``-c``: a query of the qrels the run lacks):
+    0 for every measure but ``num_rel`` (the query's relevant documents), ``num_q`` (1) and
+    ``gm_map``/``gm_bpref`` (log of :data:`GM_FLOOR`, as :func:`trec_measures` gives them per
+    query). Computed here because pytrec_eval 0.5 crashes the process (a segmentation fault)
+    on an empty ranking measured with ``bpref`` among other measures, and otherwise reads
+    ``num_rel`` as 0 or 77 from one call to the next.
+
+    Source: trec_eval's ``test/out.test.aqc`` (``-m all_trec -q -c`` on ``results.trunc``,
+    which lacks query 302): every per-query value of 302 is 0 but ``num_rel`` 77, and the
+    ``all`` line's ``gm_map`` 0.0045 is exp of the mean of log(max(map, 1e-5)) over 3 queries.
+
+    Args:
+        names: trec_eval's printed names (:meth:`Measure.names`).
+        judgments: the query's qrels (doc id → integer grade).
+        relevance_level: a document is relevant when its grade >= this.
+    """
+    special = {"num_q": 1.0, "gm_map": math.log(GM_FLOOR), "gm_bpref": math.log(GM_FLOOR),
+               "num_rel": float(sum(1 for g in judgments.values() if g >= relevance_level))}
+    return {n: special.get(n, 0.0) for n in names}
 
 
 def aggregate(name: str, values: Sequence[float] | np.ndarray) -> float:

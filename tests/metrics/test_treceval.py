@@ -123,3 +123,39 @@ def test_scores_and_ranked_lists_give_the_same_values_with_ties(tmp_path: Path) 
     # relevant a at rank 4, d at rank 5 (R = 2): AP = (1/4 + 2/5)/2; first relevant at 4
     assert by_list == by_scores and by_list["q"]["map"] == pytest.approx((1 / 4 + 2 / 5) / 2)
     assert by_list["q"]["recip_rank"] == 0.25 and by_list["q"]["P_4"] == 0.25
+
+
+def _printed(name: str) -> dict[str, dict[str, float]]:
+    """trec_eval's ``-q`` output: query (or ``all``) → measure → value (text measures left
+    out)."""
+    out: dict[str, dict[str, float]] = {}
+    for line in (FIX / name).read_text().splitlines():
+        measure, query, value = (x.strip() for x in line.split("\t"))
+        if measure not in ("runid", "relstring"):
+            out.setdefault(query, {})[measure] = float(value)
+    return out
+
+
+def test_a_query_the_run_lacks_scores_as_trec_eval_c_prints_it() -> None:
+    # trec_eval -m all_trec -q -c qrels.test results.trunc (its test/out.test.aqc): the run
+    # lacks query 302, which -c scores as an empty ranking. pytrec_eval crashed the process on
+    # such a ranking measured with bpref among others (a SIGSEGV, now and then), so
+    # trec_measures never hands it one; every value here is trec_eval's own, to 4 decimals.
+    printed = _printed("out.test.aqc")
+    run: dict[str, list[str]] = {**read_run(FIX / "results.trunc"), "302": []}
+    measures = parse_measures(["all_trec"])
+    got = trec_measures(run, read_qrels(FIX / "qrels.test"), measures)
+    assert list(got) == ["301", "303", "302"]  # the run's order
+    names = [n for m in measures for n in m.names()]
+    for q in ("301", "302", "303"):
+        for name in names:
+            if name in ("gm_map", "gm_bpref", "num_q"):  # printed on the "all" line only
+                continue
+            if q != "302" and (name.startswith("iprec_at_recall") or name == "11pt_avg"):
+                continue  # pytrec_eval's trec_eval 9 interpolates 301's otherwise (ranking.md)
+            assert got[q][name] == pytest.approx(printed[q][name], abs=5e-5), (q, name)
+    assert got["302"]["num_rel"] == 77 and got["302"]["gm_map"] == pytest.approx(-11.5129,
+                                                                                  abs=1e-4)
+    for name in names:
+        assert aggregate(name, [got[q][name] for q in got]) == pytest.approx(
+            printed["all"][name], abs=5e-5), name
