@@ -282,6 +282,37 @@ def test_verdict_chunks_embed_as_single_entries(monkeypatch: pytest.MonkeyPatch)
         p.verdicts(",".join(entries[4:8]), 4)
 
 
+def test_gzip_in_a_thread_writes_the_stream_it_writes_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the page's gzip is compressed in a worker thread (zlib releases the GIL), in the order fed,
+    # at most AHEAD pieces ahead: the same bytes as compressing in the caller, which inflate
+    # to the text fed. 48 pieces of ~44 KB of random base64 text (zlib emits output for each:
+    # an order mixed up shows) against FEED 32 KB: the AHEAD bound (8) is passed many times.
+    import base64
+    import gzip
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    from judge.runs import pagedata
+
+    monkeypatch.setattr(pagedata.Gzip, "FEED", 1 << 15)
+    rng = random.Random(7)
+    texts = [f'["é{k}",' + base64.b64encode(rng.randbytes(33_000)).decode() + '"]'
+             for k in range(48)]
+
+    def stream(pool: ThreadPoolExecutor | None) -> str:
+        z = pagedata.Gzip(pool)
+        for k, t in enumerate(texts):
+            z.write(t if k % 2 else t.encode("utf-8"))  # str and bytes alike
+        return "".join(z.base64())
+
+    with ThreadPoolExecutor(1) as pool:
+        threaded = stream(pool)
+    alone = stream(None)
+    assert threaded == alone
+    assert gzip.decompress(base64.b64decode(threaded)).decode("utf-8") == "".join(texts)
+
+
 def test_browser_compressed_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  chrome: Any) -> None:
     from judge.runs import pagedata
