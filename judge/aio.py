@@ -55,8 +55,8 @@ def start_off_loop(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
     for when it ends), a cancelled waiter returns at once and nothing waits for the thread:
     it finishes its work unheard, or ends with the process. So Ctrl-C during a long encoder
     batch (the first one takes seconds: the encoder warms up) stops the run promptly. The
-    work starts before the caller awaits, so the caller can do its own work meanwhile (the
-    local judge scores one batch's pairs while the next batch is encoded).
+    work starts before the caller awaits, so the caller can do its own work meanwhile (I/O
+    or waiting: Python work beside a GIL-bound thread slows it, ``docs/performance.md``).
 
     Args:
         fn: a callable safe to run off the event loop's thread.

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +29,7 @@ from judge.tasks.matchrow import match_row as match_row  # its home before the s
 from judge.tasks.overrides import HumanOverrides
 from judge.verdict import OUTCOMES
 from metrics import fuzzy_prf, normalize
+from metrics.selection import FuzzyCounts
 
 Group = tuple[Sequence[str], Sequence[str]]
 """``(pred strings, truth strings)`` of one matrix."""
@@ -174,24 +175,7 @@ def revoted_matrix(pred: Sequence[str], truth: Sequence[str], scope: str | None,
     return m
 
 
-class FuzzyRow(Protocol):
-    """A matched row's counts and scores (:class:`~judge.record.itemrows.SelectionRow`)."""
-
-    @property
-    def tp_fuzzy(self) -> float: ...
-    @property
-    def n_pred(self) -> int: ...
-    @property
-    def n_truth(self) -> int: ...
-    @property
-    def precision(self) -> float: ...
-    @property
-    def recall(self) -> float: ...
-    @property
-    def f1(self) -> float: ...
-
-
-def fuzzy_metrics(rows: Sequence[FuzzyRow]) -> dict[str, float]:
+def fuzzy_metrics(rows: Sequence[FuzzyCounts]) -> dict[str, float]:
     """Dataset fuzzy P/R/F1 of matched rows: ``macro_*`` = mean of the rows' values, ``micro_*``
     from the summed ``tp_fuzzy``, ``n_pred`` and ``n_truth`` (seed 001's aggregation);
     :meth:`FuzzyColumns.metrics` of all the rows.
@@ -218,7 +202,7 @@ class FuzzyColumns:
     same values in the same order (:class:`~judge.tasks.columns.MeanColumn`).
     """
 
-    def __init__(self, rows: Sequence[FuzzyRow]) -> None:
+    def __init__(self, rows: Sequence[FuzzyCounts]) -> None:
         self.tp: list[float] = []
         n_pred: list[int] = []
         n_truth: list[int] = []
@@ -237,7 +221,7 @@ class FuzzyColumns:
         self.precision, self.recall, self.f1 = MeanColumn(p), MeanColumn(r), MeanColumn(f)
 
     @classmethod
-    def of(cls, rows: Sequence[FuzzyRow]) -> FuzzyColumns:
+    def of(cls, rows: Sequence[FuzzyCounts]) -> FuzzyColumns:
         """The columns of ``rows`` (typed rows or anything with their six attributes)."""
         return cls(rows)
 
